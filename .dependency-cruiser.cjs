@@ -1,0 +1,59 @@
+/**
+ * The layer rules of the codebase. Dependencies point one way:
+ * http → service → core, service → storage contract ← adapters.
+ * `npm run lint` fails on any violation and on any import cycle.
+ */
+module.exports = {
+  forbidden: [
+    { name: "no-cycles", severity: "error", from: {}, to: { circular: true } },
+    {
+      name: "core-is-pure",
+      comment: "src/core is shared with browser clients: no I/O, no Node APIs, no other layer",
+      severity: "error",
+      from: { path: "^src/core" },
+      to: { pathNot: ["^src/core", "^node_modules/(@sinclair/typebox|diff|@noble/hashes)"] },
+    },
+    {
+      name: "service-knows-no-transport-or-adapter",
+      severity: "error",
+      from: { path: "^src/service" },
+      to: { path: ["^src/http", "^src/storage/(sqlite|postgres)", "^src/tracker", "^src/server", "^node_modules/(fastify|better-sqlite3|pg|undici)"] },
+    },
+    {
+      name: "storage-below-service",
+      severity: "error",
+      from: { path: "^src/storage" },
+      to: { path: ["^src/http", "^src/service", "^src/tracker", "^src/server"] },
+    },
+    {
+      name: "storage-adapters-independent",
+      severity: "error",
+      from: { path: "^src/storage/sqlite" },
+      to: { path: "^src/storage/postgres" },
+    },
+    {
+      name: "storage-adapters-independent-pg",
+      severity: "error",
+      from: { path: "^src/storage/postgres" },
+      to: { path: "^src/storage/sqlite" },
+    },
+    {
+      name: "tracker-knows-no-http-layer",
+      severity: "error",
+      from: { path: "^src/tracker" },
+      to: { path: ["^src/http", "^src/service", "^src/storage", "^src/server"] },
+    },
+    {
+      name: "only-the-entry-and-tests-reach-the-entry",
+      severity: "error",
+      from: { path: "^src", pathNot: "^src/server" },
+      to: { path: "^src/server" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsConfig: { fileName: "tsconfig.json" },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};

@@ -1,0 +1,24 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+/** Largest value of an `int32` field of the interface. */
+export const INT32_MAX = 2_147_483_647;
+
+/**
+ * One line operation of a content patch, relative to the base version (0-based line index).
+ * The one source of this shape: it validates requests, types the code and documents the API.
+ */
+export const LineOperationSchema = Type.Object(
+  {
+    op: Type.Union([Type.Literal("replace"), Type.Literal("insert"), Type.Literal("delete")], {
+      description: "replace, insert or delete",
+    }),
+    index: Type.Integer({ minimum: 0, maximum: INT32_MAX, format: "int32", description: "0-based line index in the base version" }),
+    count: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: INT32_MAX, format: "int32", description: "number of affected base lines; ignored for insert" }),
+    ),
+    lines: Type.Optional(Type.Array(Type.String(), { description: "lines to insert; ignored for delete" })),
+  },
+  { $id: "LineOperation", title: "LineOperation" },
+);
+
+export type LineOperation = Static<typeof LineOperationSchema>;
