@@ -1,0 +1,73 @@
+import type { Database } from "better-sqlite3";
+
+/** Schema changes in order; each runs once, inside a transaction, and is recorded. */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE documents (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    deleted INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    checksum TEXT NOT NULL
+  );
+  CREATE INDEX documents_by_creation ON documents (created_at, id);
+
+  CREATE TABLE versions (
+    document_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    change_type TEXT NOT NULL,
+    milestone INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    client_id TEXT,
+    display_name TEXT,
+    title TEXT NOT NULL,
+    ops TEXT,
+    checksum TEXT NOT NULL,
+    text TEXT,
+    PRIMARY KEY (document_id, version)
+  );
+  CREATE INDEX versions_milestones ON versions (document_id, version) WHERE milestone = 1;
+  CREATE INDEX versions_compactable ON versions (created_at) WHERE milestone = 0 AND ops IS NOT NULL;
+
+  CREATE TABLE snapshots (
+    document_id TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    text TEXT NOT NULL
+  );
+
+  CREATE TABLE patch_receipts (
+    document_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    request_hash TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    ops_since_base TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (document_id, client_id, seq)
+  );
+  CREATE INDEX patch_receipts_by_creation ON patch_receipts (created_at);
+
+  CREATE TABLE list_lock (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    failures INTEGER NOT NULL,
+    locked_until INTEGER NOT NULL
+  );
+  INSERT INTO list_lock (id, failures, locked_until) VALUES (1, 0, 0);
+  `,
+];
+
+/** Brings the schema up to date; safe to run at every start. */
+export function migrate(db: Database): void {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
+  const applied = new Set((db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((row) => row.version));
+  MIGRATIONS.forEach((sql, index) => {
+    const version = index + 1;
+    if (applied.has(version)) return;
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(version, Date.now());
+    }).immediate();
+  });
+}

@@ -1,0 +1,184 @@
+import type { NormalizedOp } from "../core/normalized-op.js";
+
+/** The kinds of change a version records. */
+export type ChangeType = "CREATED" | "UPDATED" | "RENAMED" | "DELETED" | "RESTORED" | "ROLLED_BACK";
+
+/** The head of a document: one row per document, deleted ones included. Times are epoch milliseconds. */
+export interface DocumentRecord {
+  id: string;
+  title: string;
+  /** The newest version; versions are dense from 1 to this. */
+  version: number;
+  deleted: boolean;
+  createdAt: number;
+  updatedAt: number;
+  /** `sha256:<hex>` of the head text. */
+  checksum: string;
+}
+
+/** One version of a document, as recorded when the change was committed. */
+export interface VersionRecord {
+  documentId: string;
+  version: number;
+  changeType: ChangeType;
+  milestone: boolean;
+  createdAt: number;
+  clientId?: string;
+  displayName?: string;
+  /** The title after this change. */
+  title: string;
+  /** The line ops from the previous version's text (from the empty text for version 1); `null` once compacted. */
+  ops: NormalizedOp[] | null;
+  /** `sha256:<hex>` of the text at this version; kept after compaction. */
+  checksum: string;
+  /** The full text at this version where it is kept (milestones, the deletion record); otherwise `null`. */
+  text: string | null;
+}
+
+/** The latest full text of a document kept beside the ops, so the head is rebuilt from a few ops. */
+export interface Snapshot {
+  version: number;
+  text: string;
+}
+
+/** The stored outcome of an accepted content patch, keyed by (document, clientId, seq). */
+export interface PatchReceipt {
+  documentId: string;
+  clientId: string;
+  seq: number;
+  /** A digest of the request body, to tell a true repeat from a reused `seq`. */
+  requestHash: string;
+  version: number;
+  opsSinceBase: NormalizedOp[];
+  createdAt: number;
+}
+
+/** The global lock of the protected document list. */
+export interface ListLockState {
+  /** Consecutive failed attempts since the last success or lock. */
+  failures: number;
+  /** Epoch ms until which the list is locked; 0 when it is not. */
+  lockedUntil: number;
+}
+
+/** What one compaction run removed. */
+export interface CompactionResult {
+  /** Sync versions whose ops were dropped. */
+  versions: number;
+  /** Patch receipts that were dropped. */
+  receipts: number;
+  /** False when another instance was compacting and this run did nothing. */
+  ran: boolean;
+}
+
+/**
+ * The exclusive view of one document inside {@link Store.write}. Reads see the committed state
+ * as of the moment the exclusive section began; writes are staged and applied in the order given,
+ * all or nothing, when the work function returns.
+ */
+export interface DocumentTransaction {
+  /** The document's head, or `undefined` when the id never existed. */
+  document(): Promise<DocumentRecord | undefined>;
+  /** The document's latest snapshot. */
+  snapshot(): Promise<Snapshot | undefined>;
+  /** Versions in `(after, upTo]`, oldest first. */
+  versions(after: number, upTo: number): Promise<VersionRecord[]>;
+  /** One version, or `undefined`. */
+  version(version: number): Promise<VersionRecord | undefined>;
+  /** The newest full text at or before `version` (a milestone's text or the snapshot). */
+  fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
+  /** The receipt of an accepted patch, or `undefined`. */
+  receipt(clientId: string, seq: number): Promise<PatchReceipt | undefined>;
+
+  /** Inserts or replaces the head row. */
+  putDocument(document: DocumentRecord): void;
+  /** Appends a version; it must be the next one after every version already stored or staged. */
+  appendVersion(version: VersionRecord): void;
+  /** Turns an existing version into a milestone that keeps `text` as its full text. */
+  markMilestone(version: number, text: string): void;
+  /** Replaces the document's snapshot. */
+  putSnapshot(snapshot: Snapshot): void;
+  /** Stores the receipt of an accepted patch. */
+  putReceipt(receipt: PatchReceipt): void;
+}
+
+/** A commit seen by the store's notification source (possibly made by another instance). */
+export interface CommitNotice {
+  documentId: string;
+  version: number;
+}
+
+/** Receives commit notices and the news that notices may have been lost. */
+export interface CommitListener {
+  /** A commit happened; a hint only: the store is the truth. */
+  commit(notice: CommitNotice): void;
+  /** Notices may have been missed (a lost connection): every waiter must re-read. */
+  reset(): void;
+}
+
+/**
+ * The persistence contract of the service. Every adapter (SQLite, PostgreSQL) passes the same
+ * contract suite in `test/storage/store-contract.ts`.
+ *
+ * Concurrency is part of the contract: {@link Store.write} gives exclusive access to one document
+ * across every caller of the store, including other service instances sharing the database, so
+ * version numbers stay dense and are never reused; readers see versions in commit order.
+ */
+export interface Store {
+  /** The document's head, deleted ones included, or `undefined` when the id never existed. */
+  getDocument(id: string): Promise<DocumentRecord | undefined>;
+  /** Every existing (not deleted) document, oldest first (by creation time, then id). */
+  listDocuments(): Promise<DocumentRecord[]>;
+  /** One version, or `undefined`. */
+  getVersion(id: string, version: number): Promise<VersionRecord | undefined>;
+  /** Versions in `(after, upTo]`, oldest first. */
+  getVersions(id: string, after: number, upTo: number): Promise<VersionRecord[]>;
+  /** Every milestone, oldest first. */
+  getMilestones(id: string): Promise<VersionRecord[]>;
+  /** The document's latest snapshot. */
+  getSnapshot(id: string): Promise<Snapshot | undefined>;
+  /** The newest full text at or before `version` (a milestone's text or the snapshot). */
+  getFullTextAtOrBefore(id: string, version: number): Promise<Snapshot | undefined>;
+  /** The receipt of an accepted patch, or `undefined`. */
+  getReceipt(id: string, clientId: string, seq: number): Promise<PatchReceipt | undefined>;
+
+  /**
+   * Runs `work` with exclusive write access to one document and commits what it staged, durably,
+   * before the returned promise settles. When `work` throws, nothing it staged is written.
+   * Work on different documents may run concurrently and may share one commit.
+   */
+  write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T>;
+
+  /**
+   * Ids of documents holding sync versions created before `cutoff` that compaction cannot drop
+   * yet because the snapshot is older than they are (the head still needs their ops).
+   */
+  documentsNeedingSnapshot(cutoff: number): Promise<string[]>;
+  /**
+   * Drops the ops of sync versions created before `cutoff` that are older than the document's
+   * snapshot and not the head, and the receipts created before `cutoff`. Milestones, their texts
+   * and the deletion record stay whole. At most one compaction runs at a time across instances.
+   */
+  compact(cutoff: number): Promise<CompactionResult>;
+
+  /** The list lock's state. */
+  getListLock(): Promise<ListLockState>;
+  /**
+   * Counts one failed attempt, atomically across instances: no effect while locked (`lockedUntil > now`);
+   * otherwise the count grows, and on reaching `maxFailures` the list locks until `now + lockMs`
+   * and the count restarts at 0. Returns the new state.
+   */
+  recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState>;
+  /** A successful attempt: the count restarts at 0. */
+  resetListFailures(): Promise<void>;
+
+  /**
+   * Subscribes to commits made through this store or, where the store is shared, by other
+   * instances. Stores that only this process writes may never call the listener.
+   * Returns the unsubscribe function.
+   */
+  watchCommits(listener: CommitListener): () => void;
+
+  /** Closes the store; in-flight writes finish first. */
+  close(): Promise<void>;
+}

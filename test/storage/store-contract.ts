@@ -1,0 +1,284 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DocumentRecord, Store, VersionRecord } from "../../src/storage/store.js";
+
+export interface StoreFixture {
+  store: Store;
+  cleanup: () => Promise<void>;
+}
+
+const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
+const OTHER = "8c1d2e3f-4a5b-4c6d-8e7f-901234567890";
+const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+
+function head(id: string, version: number, extra: Partial<DocumentRecord> = {}): DocumentRecord {
+  return { id, title: "Plan", version, deleted: false, createdAt: T0, updatedAt: T0 + version, checksum: `sha256:${String(version).padStart(64, "0")}`, ...extra };
+}
+
+function version(id: string, n: number, extra: Partial<VersionRecord> = {}): VersionRecord {
+  return {
+    documentId: id,
+    version: n,
+    changeType: n === 1 ? "CREATED" : "UPDATED",
+    milestone: n === 1,
+    createdAt: T0 + n,
+    title: "Plan",
+    ops: [{ index: 0, count: n === 1 ? 1 : 1, lines: [`line ${n}`] }],
+    checksum: `sha256:${String(n).padStart(64, "0")}`,
+    text: n === 1 ? "line 1" : null,
+    ...extra,
+  };
+}
+
+/** Appends versions from..to of `id` in one write, the head following. */
+async function appendVersions(store: Store, id: string, from: number, to: number, extra: (n: number) => Partial<VersionRecord> = () => ({})) {
+  await store.write(id, async (tx) => {
+    for (let n = from; n <= to; n++) {
+      tx.putDocument(head(id, n));
+      tx.appendVersion(version(id, n, extra(n)));
+    }
+  });
+}
+
+/**
+ * The storage contract of src/storage/store.ts, written once and run against every adapter.
+ * `setup` gives a fresh, empty store for each test.
+ */
+export function runStoreContract(name: string, setup: () => Promise<StoreFixture>): void {
+  describe(`store contract: ${name}`, () => {
+    let fixture: StoreFixture;
+    let store: Store;
+    beforeEach(async () => {
+      fixture = await setup();
+      store = fixture.store;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    it("knows nothing of an id that never existed", async () => {
+      expect(await store.getDocument(ID)).toBeUndefined();
+      expect(await store.getVersion(ID, 1)).toBeUndefined();
+      expect(await store.getVersions(ID, 0, 10)).toEqual([]);
+      expect(await store.getMilestones(ID)).toEqual([]);
+      expect(await store.getSnapshot(ID)).toBeUndefined();
+      expect(await store.getFullTextAtOrBefore(ID, 5)).toBeUndefined();
+      expect(await store.getReceipt(ID, "client", 1)).toBeUndefined();
+      expect(await store.listDocuments()).toEqual([]);
+    });
+
+    it("reads back exactly what a write committed, optional fields left out", async () => {
+      const withSender = version(ID, 2, { clientId: "c-1", displayName: "Ada" });
+      await store.write(ID, async (tx) => {
+        tx.putDocument(head(ID, 2));
+        tx.appendVersion(version(ID, 1));
+        tx.appendVersion(withSender);
+      });
+      expect(await store.getDocument(ID)).toEqual(head(ID, 2));
+      expect(await store.getVersion(ID, 1)).toEqual(version(ID, 1));
+      expect(await store.getVersion(ID, 2)).toEqual(withSender);
+      expect(Object.keys((await store.getVersion(ID, 1))!)).not.toContain("clientId");
+    });
+
+    it("returns the work's result after the commit", async () => {
+      const result = await store.write(ID, async (tx) => {
+        tx.putDocument(head(ID, 1));
+        tx.appendVersion(version(ID, 1));
+        return "done";
+      });
+      expect(result).toBe("done");
+      expect((await store.getDocument(ID))?.version).toBe(1);
+    });
+
+    it("writes nothing when the work throws", async () => {
+      await expect(
+        store.write(ID, async (tx) => {
+          tx.putDocument(head(ID, 1));
+          tx.appendVersion(version(ID, 1));
+          throw new Error("refused");
+        }),
+      ).rejects.toThrow("refused");
+      expect(await store.getDocument(ID)).toBeUndefined();
+      expect(await store.getVersion(ID, 1)).toBeUndefined();
+    });
+
+    it("refuses a version that is not the next one, and writes nothing of that work", async () => {
+      await appendVersions(store, ID, 1, 2);
+      await expect(
+        store.write(ID, async (tx) => {
+          tx.putDocument(head(ID, 4, { title: "Skipped" }));
+          tx.appendVersion(version(ID, 4));
+        }),
+      ).rejects.toThrow();
+      await expect(
+        store.write(ID, async (tx) => {
+          tx.appendVersion(version(ID, 2));
+        }),
+      ).rejects.toThrow();
+      expect(await store.getDocument(ID)).toEqual(head(ID, 2));
+      expect((await store.getVersions(ID, 0, 10)).map((v) => v.version)).toEqual([1, 2]);
+    });
+
+    it("lists versions in (after, upTo] oldest first and milestones alone", async () => {
+      await appendVersions(store, ID, 1, 6, (n) => ({ milestone: n % 3 === 0 || n === 1, text: n % 3 === 0 || n === 1 ? `text ${n}` : null }));
+      expect((await store.getVersions(ID, 2, 5)).map((v) => v.version)).toEqual([3, 4, 5]);
+      expect((await store.getMilestones(ID)).map((v) => [v.version, v.text])).toEqual([
+        [1, "text 1"],
+        [3, "text 3"],
+        [6, "text 6"],
+      ]);
+    });
+
+    it("turns a version into a milestone that keeps its text", async () => {
+      await appendVersions(store, ID, 1, 3);
+      await store.write(ID, async (tx) => tx.markMilestone(2, "the text at 2"));
+      expect(await store.getVersion(ID, 2)).toEqual(version(ID, 2, { milestone: true, text: "the text at 2" }));
+    });
+
+    it("finds the newest full text at or before a version, snapshot or milestone", async () => {
+      await appendVersions(store, ID, 1, 8, (n) => ({ milestone: n === 1 || n === 6, text: n === 1 || n === 6 ? `milestone ${n}` : null }));
+      await store.write(ID, async (tx) => tx.putSnapshot({ version: 4, text: "snapshot 4" }));
+      expect(await store.getSnapshot(ID)).toEqual({ version: 4, text: "snapshot 4" });
+      expect(await store.getFullTextAtOrBefore(ID, 3)).toEqual({ version: 1, text: "milestone 1" });
+      expect(await store.getFullTextAtOrBefore(ID, 5)).toEqual({ version: 4, text: "snapshot 4" });
+      expect(await store.getFullTextAtOrBefore(ID, 8)).toEqual({ version: 6, text: "milestone 6" });
+      await store.write(ID, async (tx) => tx.putSnapshot({ version: 7, text: "snapshot 7" }));
+      expect(await store.getFullTextAtOrBefore(ID, 8)).toEqual({ version: 7, text: "snapshot 7" });
+      expect(await store.getFullTextAtOrBefore(ID, 5)).toEqual({ version: 1, text: "milestone 1" });
+    });
+
+    it("round-trips any well-formed text exactly, U+0000 and astral characters included", async () => {
+      const text = "a\u0000b\r\nc\u2028d 😀 \u{10FFFF}\n\n\t end";
+      const title = "T\u0000itle 😀";
+      await store.write(ID, async (tx) => {
+        tx.putDocument(head(ID, 1, { title }));
+        tx.appendVersion(version(ID, 1, { title, text, ops: [{ index: 0, count: 1, lines: ["x\u0000y", "😀"] }], clientId: "c\u0000", displayName: "D\u0000 😀" }));
+        tx.putSnapshot({ version: 1, text });
+      });
+      const stored = await store.getVersion(ID, 1);
+      expect(stored?.text).toBe(text);
+      expect(stored?.title).toBe(title);
+      expect(stored?.ops).toEqual([{ index: 0, count: 1, lines: ["x\u0000y", "😀"] }]);
+      expect(stored?.clientId).toBe("c\u0000");
+      expect(stored?.displayName).toBe("D\u0000 😀");
+      expect((await store.getDocument(ID))?.title).toBe(title);
+      expect(await store.getSnapshot(ID)).toEqual({ version: 1, text });
+      await store.write(OTHER, async (tx) => {
+        tx.putDocument(head(OTHER, 1));
+        tx.appendVersion(version(OTHER, 1, { text: "" }));
+      });
+      expect((await store.getVersion(OTHER, 1))?.text).toBe("");
+    });
+
+    it("keeps patch receipts by document, client and seq", async () => {
+      const receipt = { documentId: ID, clientId: "c-1", seq: 7, requestHash: "h", version: 2, opsSinceBase: [{ index: 1, count: 0, lines: ["x"] }], createdAt: T0 };
+      await appendVersions(store, ID, 1, 2);
+      await store.write(ID, async (tx) => tx.putReceipt(receipt));
+      expect(await store.getReceipt(ID, "c-1", 7)).toEqual(receipt);
+      expect(await store.getReceipt(ID, "c-1", 8)).toBeUndefined();
+      expect(await store.getReceipt(OTHER, "c-1", 7)).toBeUndefined();
+    });
+
+    it("lets the work read the committed state and its own earlier reads stay valid", async () => {
+      await appendVersions(store, ID, 1, 3);
+      const seen = await store.write(ID, async (tx) => {
+        const document = await tx.document();
+        const versions = await tx.versions(1, 3);
+        const one = await tx.version(2);
+        return { version: document?.version, versions: versions.map((v) => v.version), one: one?.version };
+      });
+      expect(seen).toEqual({ version: 3, versions: [2, 3], one: 2 });
+    });
+
+    it("lists existing documents oldest first, deleted ones left out", async () => {
+      const ids = ["00000000-0000-4000-8000-000000000003", "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"];
+      await Promise.all(
+        ids.map((id, i) =>
+          store.write(id, async (tx) => {
+            tx.putDocument(head(id, 1, { createdAt: T0 + (i === 2 ? 0 : i * 10), deleted: i === 1 }));
+            tx.appendVersion(version(id, 1));
+          }),
+        ),
+      );
+      expect((await store.listDocuments()).map((d) => d.id)).toEqual([ids[2], ids[0]]);
+    });
+
+    it("serializes concurrent writers of one document: versions stay dense", async () => {
+      const writers = 40;
+      await Promise.all(
+        Array.from({ length: writers }, () =>
+          store.write(ID, async (tx) => {
+            const current = (await tx.document())?.version ?? 0;
+            await new Promise((resolve) => setImmediate(resolve));
+            tx.putDocument(head(ID, current + 1));
+            tx.appendVersion(version(ID, current + 1));
+          }),
+        ),
+      );
+      expect((await store.getDocument(ID))?.version).toBe(writers);
+      expect((await store.getVersions(ID, 0, 1000)).map((v) => v.version)).toEqual(Array.from({ length: writers }, (_, i) => i + 1));
+    });
+
+    it("compacts old sync versions below the snapshot, keeping milestones, the head and new receipts", async () => {
+      await appendVersions(store, ID, 1, 6, (n) => ({ createdAt: T0 + n * 1000, milestone: n === 1 || n === 3, text: n === 1 || n === 3 ? `m${n}` : null }));
+      await store.write(ID, async (tx) => {
+        tx.putSnapshot({ version: 5, text: "s5" });
+        tx.putReceipt({ documentId: ID, clientId: "old", seq: 1, requestHash: "h", version: 2, opsSinceBase: [], createdAt: T0 });
+        tx.putReceipt({ documentId: ID, clientId: "new", seq: 1, requestHash: "h", version: 6, opsSinceBase: [], createdAt: T0 + 10_000 });
+      });
+      expect(await store.documentsNeedingSnapshot(T0 + 100_000)).toEqual([ID]);
+      const result = await store.compact(T0 + 5_500);
+      expect(result).toEqual({ versions: 2, receipts: 1, ran: true });
+      const ops = (await store.getVersions(ID, 0, 10)).map((v) => [v.version, v.ops === null, v.text]);
+      expect(ops).toEqual([
+        [1, false, "m1"],
+        [2, true, null],
+        [3, false, "m3"],
+        [4, true, null],
+        [5, false, null],
+        [6, false, null],
+      ]);
+      expect(await store.getReceipt(ID, "old", 1)).toBeUndefined();
+      expect(await store.getReceipt(ID, "new", 1)).toBeDefined();
+      expect((await store.getVersion(ID, 2))?.checksum).toBe(version(ID, 2).checksum);
+    });
+
+    it("reports documents whose old ops compaction cannot drop before a new snapshot", async () => {
+      await appendVersions(store, ID, 1, 3, (n) => ({ createdAt: T0 + n }));
+      await appendVersions(store, OTHER, 1, 1);
+      expect(await store.documentsNeedingSnapshot(T0 + 100)).toEqual([ID]);
+      await store.write(ID, async (tx) => tx.putSnapshot({ version: 3, text: "s3" }));
+      expect(await store.documentsNeedingSnapshot(T0 + 100)).toEqual([]);
+    });
+
+    it("counts list failures, locks at the limit, ignores failures while locked and resets on success", async () => {
+      expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: 0 });
+      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 1, lockedUntil: 0 });
+      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 2, lockedUntil: 0 });
+      expect(await store.recordListFailure(T0 + 1, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
+      expect(await store.recordListFailure(T0 + 2, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
+      expect(await store.recordListFailure(T0 + 60_001, 3, 60_000)).toEqual({ failures: 1, lockedUntil: T0 + 60_001 });
+      await store.resetListFailures();
+      expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
+    });
+
+    it("finishes in-flight writes before closing, and closing twice is harmless", async () => {
+      let committed = false;
+      const pending = store
+        .write(ID, async (tx) => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          tx.putDocument(head(ID, 1));
+          tx.appendVersion(version(ID, 1));
+          return "written";
+        })
+        .then((value) => {
+          committed = true;
+          return value;
+        });
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.close();
+      expect(committed).toBe(true);
+      expect(await pending).toBe("written");
+      await store.close();
+    });
+  });
+}
