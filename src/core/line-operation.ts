@@ -18,7 +18,7 @@ export const LineOperationSchema = Type.Object(
     ),
     lines: Type.Optional(Type.Array(Type.String(), { description: "lines to insert; ignored for delete" })),
   },
-  { $id: "LineOperation", title: "LineOperation" },
+  { title: "LineOperation" },
 );
 
 export type LineOperation = Static<typeof LineOperationSchema>;

@@ -1,0 +1,130 @@
+import { randomUUID } from "node:crypto";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import cors from "@fastify/cors";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { Config } from "../config.js";
+import type { Store } from "../storage/store.js";
+import { systemClock, type Clock } from "../service/clock.js";
+import { DocumentService } from "../service/documents.js";
+import { ListAccess } from "../service/list-access.js";
+import { ContentPatcher } from "../service/patch-content.js";
+import { TaigaClient } from "../tracker/taiga-client.js";
+import { renderError, sendProblem } from "./problem-details.js";
+import { compileValidator } from "./validator.js";
+import { contentRoutes } from "./routes/content.js";
+import { documentRoutes } from "./routes/documents.js";
+import { infoRoutes, type ServiceIdentity } from "./routes/info.js";
+import { trackerRoutes } from "./routes/tracker.js";
+
+export const API_PREFIX = "/api/v1";
+
+/** What the app is built from; tests pass their own clock, store, logger and identity. */
+export interface AppDependencies {
+  config: Config;
+  store: Store;
+  clock?: Clock;
+  identity: ServiceIdentity;
+  /** A pino logger or Fastify's logger options; `false` for silence. */
+  logger?: FastifyServerOptions["loggerInstance"] | boolean;
+}
+
+/** The headers that must never reach a log line. */
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-tracker-token"]', "req.body", "res.body"];
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Builds the Fastify app with every route; it never listens (server.ts does). */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { config, store } = deps;
+  const clock = deps.clock ?? systemClock;
+  const logging =
+    typeof deps.logger === "object" ? { loggerInstance: deps.logger } : { logger: deps.logger === true ? { redact: REDACTED_PATHS } : false };
+  const app = Fastify({
+    ...logging,
+    // JSON escaping can double the size of a text (every newline becomes two bytes); the content
+    // itself is held to max-content-bytes exactly by the service.
+    bodyLimit: config.documents.maxContentBytes * 2 + 65_536,
+    genReqId: (request) => {
+      const given = request.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { maxParamLength: 200 },
+    return503OnClosing: true,
+    forceCloseConnections: false,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // An empty JSON body reads as no body (the restore request's body is optional); anything else
+  // goes through Fastify's own parser, which refuses prototype poisoning.
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (body === "" || (typeof body === "string" && body.trim() === "")) return done(null, null);
+    parseJson(request, body.toString(), done);
+  });
+  app.setValidatorCompiler(compileValidator);
+  app.setErrorHandler(renderError);
+  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, "route-not-found", `no route ${request.method} ${request.url.split("?")[0]}`));
+  app.addHook("onSend", async (request, reply, payload) => {
+    void reply.header("x-request-id", request.id);
+    return payload;
+  });
+
+  if (config.cors.origins.length > 0) {
+    await app.register(cors, {
+      origin: config.cors.origins.includes("*") ? true : config.cors.origins,
+      methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+      allowedHeaders: ["Content-Type", "X-Tracker-Token", "Authorization", "X-Request-Id"],
+      exposedHeaders: ["Retry-After", "X-Request-Id"],
+      maxAge: 600,
+    });
+  }
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Folio document-editing service",
+        version: "0.1.0",
+        description: "Documents behind unguessable links, live editing by line diffs, history, a long-polling change feed and a narrow ticket-tracker proxy.",
+      },
+      servers: [{ url: "/" }],
+      components: {
+        securitySchemes: {
+          masterPassword: { type: "http", scheme: "basic", description: "user `admin` and the master password" },
+          bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "defined, not yet applied to any operation" },
+        },
+      },
+      tags: [
+        { name: "documents", description: "documents, history, restore, live editing and the change feed" },
+        { name: "tracker", description: "the narrow proxy to the configured ticket tracker" },
+        { name: "service", description: "service information" },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+
+  const documents = new DocumentService({ store, clock, config });
+  const patcher = new ContentPatcher({ store, documents, clock, maxContentBytes: config.documents.maxContentBytes });
+  const listAccess = new ListAccess({ store, clock, config: config.masterPassword });
+  const tracker = config.tracker.apiUrl
+    ? new TaigaClient({ apiUrl: config.tracker.apiUrl, loginType: config.tracker.loginType, timeoutMs: config.tracker.timeoutMs })
+    : undefined;
+  app.addHook("onClose", async () => {
+    await documents.close();
+    await tracker?.close();
+  });
+
+  await app.register(
+    async (api) => {
+      api.get("/openapi.json", { schema: { hide: true } }, () => app.swagger());
+      await api.register(infoRoutes, { identity: deps.identity, tracker: config.tracker });
+      await api.register(documentRoutes, { documents, listAccess });
+      await api.register(contentRoutes, { patcher });
+      await api.register(trackerRoutes, { tracker });
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,95 @@
+import { Type } from "@sinclair/typebox";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { ServiceError, type ProblemCode } from "../service/service-error.js";
+
+/** RFC 9457 problem details; every error answer has this shape (except the content patch's 409). */
+export const ProblemDetailSchema = Type.Object(
+  {
+    type: Type.String({ description: "stable URI of the kind of problem" }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.String({ description: "the request path" }),
+  },
+  { title: "ProblemDetail" },
+);
+
+export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
+
+type RenderedCode = ProblemCode | "route-not-found" | "unsupported-media-type" | "method-not-allowed" | "internal";
+
+/** The one table of problem kinds: status and title per stable code (listed in the README). */
+export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
+  "invalid-request": { status: 400, title: "Invalid request" },
+  "credentials-required": { status: 401, title: "Credentials missing or wrong" },
+  "not-found": { status: 404, title: "Not found" },
+  "route-not-found": { status: 404, title: "No such route" },
+  "method-not-allowed": { status: 405, title: "Method not allowed" },
+  "version-conflict": { status: 409, title: "Version conflict" },
+  "document-exists": { status: 409, title: "Document exists" },
+  "seq-reused": { status: 409, title: "Sequence number reused with a different body" },
+  "content-too-large": { status: 413, title: "Content too large" },
+  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
+  "checksum-mismatch": { status: 422, title: "Checksum mismatch" },
+  "range-outside-text": { status: 422, title: "Range outside the text" },
+  "base-unavailable": { status: 422, title: "Base version unavailable" },
+  "list-locked": { status: 429, title: "Document list locked" },
+  "tracker-token-required": { status: 401, title: "Tracker token missing or expired" },
+  "tracker-credentials-rejected": { status: 400, title: "Tracker credentials rejected" },
+  "tracker-rejected": { status: 400, title: "Rejected by the tracker" },
+  "tracker-unavailable": { status: 502, title: "Tracker unavailable" },
+  "tracker-not-configured": { status: 503, title: "No tracker configured" },
+  internal: { status: 500, title: "Internal error" },
+};
+
+/** Sends a problem+json answer for `code`; `status` overrides the table (an upstream status passed on). */
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: RenderedCode,
+  detail: string,
+  extra: { status?: number; retryAfterSeconds?: number } = {},
+): FastifyReply {
+  const entry = PROBLEMS[code];
+  const status = extra.status ?? entry.status;
+  if (extra.retryAfterSeconds !== undefined) void reply.header("Retry-After", String(extra.retryAfterSeconds));
+  return reply
+    .code(status)
+    .type("application/problem+json")
+    .send({ type: PROBLEM_TYPE_BASE + code, title: entry.title, status, detail, instance: request.url.split("?")[0] ?? request.url });
+}
+
+function validationDetail(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const where = error.validationContext ?? "request";
+  const path = first.instancePath ? first.instancePath.replace(/^\//, "").replace(/\//g, ".") : "";
+  const missing = (first.params as { missingProperty?: string } | undefined)?.missingProperty;
+  const field = [path, missing].filter(Boolean).join(".");
+  return `${where}${field ? `.${field}` : ""}: ${first.message ?? "is invalid"}`;
+}
+
+/** The error handler of the app: every error leaves as problem+json; internals never leak on 5xx. */
+export function renderError(error: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ServiceError) return sendProblem(request, reply, error.code, error.message, error.extra);
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return sendProblem(request, reply, "invalid-request", validationDetail(fastifyError));
+  switch (fastifyError.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return sendProblem(request, reply, "content-too-large", "the request body is larger than the service accepts");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return sendProblem(request, reply, "unsupported-media-type", "send the body as application/json");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return sendProblem(request, reply, "invalid-request", "the body is empty; send a JSON object");
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return sendProblem(request, reply, "invalid-request", "the Content-Length header does not match the body");
+  }
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    const code = status === 413 ? "content-too-large" : status === 415 ? "unsupported-media-type" : "invalid-request";
+    const detail = error instanceof SyntaxError || /JSON/.test(error.message) ? `the body is not valid JSON: ${error.message}` : error.message;
+    return sendProblem(request, reply, code, detail, { status: code === "invalid-request" ? 400 : status });
+  }
+  request.log.error({ err: error }, "request failed");
+  return sendProblem(request, reply, "internal", "the service failed to answer; the error is logged");
+}

@@ -1,0 +1,69 @@
+import { Type } from "@sinclair/typebox";
+import { ProblemDetailSchema } from "../problem-details.js";
+
+const int64 = (description: string, minimum = 0) => Type.Integer({ minimum, format: "int64", description });
+const Title = Type.String({ minLength: 1, maxLength: 255, description: "1 to 255 characters (Unicode code points); not only white space" });
+const ChangeTypeSchema = Type.Union(
+  ["CREATED", "UPDATED", "RENAMED", "DELETED", "RESTORED", "ROLLED_BACK"].map((value) => Type.Literal(value)),
+  { description: "the kind of change" },
+);
+
+export const DocumentIdParams = Type.Object({
+  documentId: Type.String({ format: "uuid", description: "the document's UUID" }),
+});
+
+export const DocumentSchema = Type.Object(
+  {
+    id: Type.String({ format: "uuid", description: "read-only" }),
+    title: Type.String({ maxLength: 255 }),
+    content: Type.String({ description: "opaque text; at most service.documents.max-content-bytes UTF-8 bytes" }),
+    version: int64("incremented on every change", 1),
+    createdAt: Type.String({ format: "date-time", description: "read-only" }),
+    updatedAt: Type.String({ format: "date-time", description: "read-only" }),
+  },
+  { title: "Document" },
+);
+
+export const DocumentCreateRequest = Type.Object({ title: Title, content: Type.String() }, { title: "DocumentCreateRequest" });
+
+export const DocumentUpdateRequest = Type.Object(
+  {
+    title: Title,
+    content: Type.String(),
+    expectedVersion: Type.Optional(int64("when given and not the current version: 409", 0)),
+  },
+  { title: "DocumentUpdateRequest" },
+);
+
+export const TitlePatchRequest = Type.Object(
+  { title: Title, expectedVersion: int64("the version the rename is based on", 0) },
+  { title: "TitlePatchRequest" },
+);
+
+export const RestoreRequest = Type.Union(
+  [
+    Type.Object(
+      { version: Type.Optional(int64("target version; without it the last state before deletion is restored", 1)) },
+      { title: "RestoreRequest" },
+    ),
+    Type.Null(),
+  ],
+  { description: "the whole body is optional" },
+);
+
+export const HistoryEntrySchema = Type.Object(
+  {
+    documentId: Type.String({ format: "uuid" }),
+    version: int64("", 1),
+    title: Type.String(),
+    content: Type.String({ description: "full text of that state" }),
+    changeType: ChangeTypeSchema,
+    timestamp: Type.String({ format: "date-time" }),
+    clientId: Type.Optional(Type.String({ description: "absent for changes without sender (for example through PUT)" })),
+    displayName: Type.Optional(Type.String({ description: "self-chosen, an unverified claim; not proof of authorship" })),
+  },
+  { title: "DocumentHistoryEntry" },
+);
+
+export const ProblemResponse = ProblemDetailSchema;
+export { ChangeTypeSchema };

@@ -1,0 +1,136 @@
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { DocumentService, DocumentView, HistoryEntryView } from "../../service/documents.js";
+import type { ListAccess } from "../../service/list-access.js";
+import { ProblemDetailSchema } from "../problem-details.js";
+import {
+  DocumentCreateRequest,
+  DocumentIdParams,
+  DocumentSchema,
+  DocumentUpdateRequest,
+  HistoryEntrySchema,
+  RestoreRequest,
+  TitlePatchRequest,
+} from "./documents.schemas.js";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function documentJson(document: DocumentView) {
+  return { ...document, createdAt: iso(document.createdAt), updatedAt: iso(document.updatedAt) };
+}
+
+function historyJson(entry: HistoryEntryView) {
+  return { ...entry, timestamp: iso(entry.timestamp) };
+}
+
+/** Parses an `Authorization: Basic …` header; `undefined` when absent or malformed. */
+function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
+  const match = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ProblemDetailSchema]));
+const tags = ["documents"];
+
+/** The document routes: CRUD, the protected list, history, restore and rename. */
+export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; listAccess: ListAccess }> = async (app, { documents, listAccess }) => {
+  app.get(
+    "/documents",
+    {
+      schema: {
+        tags,
+        summary: "List every document (master password)",
+        security: [{ masterPassword: [] }],
+        response: { 200: Type.Array(DocumentSchema), ...problems(401, 429) },
+      },
+    },
+    async (request, reply) => {
+      try {
+        await listAccess.check(basicCredentials(request.headers.authorization));
+      } catch (error) {
+        void reply.header("WWW-Authenticate", 'Basic realm="documents", charset="UTF-8"');
+        throw error;
+      }
+      return (await documents.list()).map(documentJson);
+    },
+  );
+
+  app.post(
+    "/documents",
+    { schema: { tags, summary: "Create a document", body: DocumentCreateRequest, response: { 201: DocumentSchema, ...problems(400, 413) } } },
+    async (request, reply) => reply.code(201).send(documentJson(await documents.create(request.body))),
+  );
+
+  app.get(
+    "/documents/:documentId",
+    { schema: { tags, summary: "Read a document", params: DocumentIdParams, response: { 200: DocumentSchema, ...problems(400, 404) } } },
+    async (request) => documentJson(await documents.get(request.params.documentId)),
+  );
+
+  app.put(
+    "/documents/:documentId",
+    {
+      schema: {
+        tags,
+        summary: "Replace title and content",
+        params: DocumentIdParams,
+        body: DocumentUpdateRequest,
+        response: { 200: DocumentSchema, ...problems(400, 404, 409, 413) },
+      },
+    },
+    async (request) => documentJson(await documents.update(request.params.documentId, request.body)),
+  );
+
+  app.delete(
+    "/documents/:documentId",
+    { schema: { tags, summary: "Delete a document (its history stays)", params: DocumentIdParams, response: { 204: Type.Null(), ...problems(400, 404) } } },
+    async (request, reply) => {
+      await documents.remove(request.params.documentId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    "/documents/:documentId/history",
+    {
+      schema: {
+        tags,
+        summary: "The milestones oldest first, plus the newest state",
+        params: DocumentIdParams,
+        response: { 200: Type.Array(HistoryEntrySchema), ...problems(400, 404) },
+      },
+    },
+    async (request) => (await documents.history(request.params.documentId)).map(historyJson),
+  );
+
+  app.post(
+    "/documents/:documentId/restore",
+    {
+      schema: {
+        tags,
+        summary: "Restore a deleted document, or roll back to a version",
+        params: DocumentIdParams,
+        body: RestoreRequest,
+        response: { 200: DocumentSchema, ...problems(400, 404, 409) },
+      },
+    },
+    async (request) => documentJson(await documents.restore(request.params.documentId, request.body?.version)),
+  );
+
+  app.patch(
+    "/documents/:documentId/title",
+    {
+      schema: {
+        tags,
+        summary: "Rename (a RENAMED milestone)",
+        params: DocumentIdParams,
+        body: TitlePatchRequest,
+        response: { 200: DocumentSchema, ...problems(400, 404, 409) },
+      },
+    },
+    async (request) => documentJson(await documents.rename(request.params.documentId, request.body)),
+  );
+};

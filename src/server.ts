@@ -1,0 +1,57 @@
+import pino from "pino";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { buildApp, REDACTED_PATHS } from "./http/app.js";
+import { readIdentity } from "./identity.js";
+import { openStore } from "./storage/open-store.js";
+
+const logger = pino({ level: process.env.LOG_LEVEL ?? "info", redact: REDACTED_PATHS });
+
+function describeStorage(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  const store = await openStore(config.storage.url);
+  const app = await buildApp({ config, store, identity: readIdentity(), logger });
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (signal: string) => {
+    closing ??= (async () => {
+      logger.info({ signal }, "shutting down: finishing in-flight requests");
+      const timer = setTimeout(() => {
+        logger.error("shutdown took longer than 15 s; exiting");
+        process.exit(1);
+      }, 15_000);
+      timer.unref();
+      try {
+        await app.close();
+        await store.close();
+        logger.info("closed cleanly");
+      } catch (error) {
+        logger.error({ err: error }, "error while closing");
+        process.exitCode = 1;
+      }
+    })();
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+
+  const address = await app.listen({ host: config.server.host, port: config.server.port });
+  logger.info({ address, storage: describeStorage(config.storage.url), tracker: config.tracker.apiUrl !== undefined }, `listening on ${address}`);
+}
+
+main().catch((error: unknown) => {
+  logger.fatal({ err: error }, "failed to start");
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+import { applyOps } from "../core/apply-ops.js";
+import { splitLines } from "../core/lines.js";
+import type { Snapshot, VersionRecord } from "../storage/store.js";
+
+/** The reads a text rebuild needs; both the store and a document transaction offer them. */
+export interface TextSource {
+  fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
+  versions(after: number, upTo: number): Promise<VersionRecord[]>;
+}
+
+/** A text rebuilt at a version, with the version of the full text it started from. */
+export interface RebuiltText {
+  lines: string[];
+  basisVersion: number;
+}
+
+/**
+ * The text at `version`: the newest full text at or before it plus the ops after it.
+ * `undefined` when the ops it needs were compacted away.
+ */
+export async function rebuildText(source: TextSource, version: number): Promise<RebuiltText | undefined> {
+  const basis = await source.fullTextAtOrBefore(version);
+  if (!basis) return undefined;
+  let lines = splitLines(basis.text);
+  if (basis.version === version) return { lines, basisVersion: basis.version };
+  for (const record of await source.versions(basis.version, version)) {
+    if (record.ops === null) return undefined;
+    const applied = applyOps(lines, record.ops);
+    if (!applied.ok) throw new Error(`stored ops of version ${record.version} of ${record.documentId} do not apply: ${applied.message}`);
+    lines = applied.lines;
+  }
+  return { lines, basisVersion: basis.version };
+}

@@ -1,0 +1,99 @@
+import type { Store } from "../storage/store.js";
+import { HeadCache } from "./head-cache.js";
+import { WorkingDocument, type WritePolicy } from "./working-document.js";
+
+/** A write decided on the working document; it throws a ServiceError to refuse. */
+export type WriteCommand<T> = (document: WorkingDocument) => Promise<T>;
+
+interface Queued {
+  command: WriteCommand<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Called after a batch of one document committed, with the new head version. */
+export type CommittedListener = (documentId: string, version: number) => void;
+
+// Enough to amortize one durable commit over many patches, small enough to keep latency flat.
+const MAX_BATCH = 256;
+
+/**
+ * The one way into a document's history. Commands for one document run one after another; the
+ * commands that queue up while a commit is on disk run together in the next batch, each decided
+ * on the state the previous one left, and share one durable commit. Every command's promise
+ * settles after that commit.
+ */
+export class DocumentWriter {
+  private readonly queues = new Map<string, Queued[]>();
+  private readonly draining = new Map<string, Promise<void>>();
+  readonly cache: HeadCache;
+
+  constructor(
+    private readonly store: Store,
+    private readonly policy: WritePolicy,
+    private readonly onCommitted: CommittedListener,
+    cacheCharacters = 256 * 1024 * 1024,
+  ) {
+    this.cache = new HeadCache(cacheCharacters);
+  }
+
+  submit<T>(id: string, command: WriteCommand<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const queue = this.queues.get(id) ?? [];
+      queue.push({ command, resolve: resolve as (value: unknown) => void, reject });
+      this.queues.set(id, queue);
+      if (!this.draining.has(id)) {
+        const drained = this.drain(id).finally(() => this.draining.delete(id));
+        this.draining.set(id, drained);
+      }
+    });
+  }
+
+  /** Resolves when every command handed in so far has settled. */
+  async idle(): Promise<void> {
+    while (this.draining.size > 0) await Promise.all([...this.draining.values()]);
+  }
+
+  private async drain(id: string): Promise<void> {
+    for (;;) {
+      const queue = this.queues.get(id);
+      if (!queue || queue.length === 0) {
+        this.queues.delete(id);
+        return;
+      }
+      const batch = queue.splice(0, MAX_BATCH);
+      await this.runBatch(id, batch);
+    }
+  }
+
+  private async runBatch(id: string, batch: Queued[]): Promise<void> {
+    let working: WorkingDocument | undefined;
+    try {
+      const outcomes = await this.store.write(id, async (tx) => {
+        working = await WorkingDocument.load(id, tx, this.policy, (version) => this.cache.get(id, version));
+        const settled: PromiseSettledResult<unknown>[] = [];
+        for (const item of batch) {
+          try {
+            settled.push({ status: "fulfilled", value: await item.command(working) });
+          } catch (error) {
+            settled.push({ status: "rejected", reason: error });
+          }
+        }
+        return settled;
+      });
+      const entry = working?.cacheEntry();
+      if (entry) this.cache.set(id, entry);
+      const head = working?.document;
+      if (head && outcomes.some((outcome) => outcome.status === "fulfilled")) this.onCommitted(id, head.version);
+      outcomes.forEach((outcome, index) => {
+        const item = batch[index];
+        if (!item) return;
+        if (outcome.status === "fulfilled") item.resolve(outcome.value);
+        else item.reject(outcome.reason);
+      });
+    } catch (error) {
+      this.cache.delete(id);
+      for (const item of batch) item.reject(error);
+    }
+  }
+}

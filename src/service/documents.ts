@@ -1,0 +1,237 @@
+import { createHash, randomUUID } from "node:crypto";
+import { diffLines } from "../core/diff-lines.js";
+import { joinLines, splitLines } from "../core/lines.js";
+import type { Sha256Hex } from "../core/checksum.js";
+import type { Config } from "../config.js";
+import type { DocumentRecord, Store, VersionRecord } from "../storage/store.js";
+import type { Clock } from "./clock.js";
+import { DocumentWriter, type CommittedListener, type WriteCommand } from "./document-writer.js";
+import { rebuildText } from "./document-text.js";
+import { ServiceError } from "./service-error.js";
+import type { WorkingDocument } from "./working-document.js";
+
+/** A document as the interface shows it. Times are epoch milliseconds. */
+export interface DocumentView {
+  id: string;
+  title: string;
+  content: string;
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One entry of a document's user-visible history. */
+export interface HistoryEntryView {
+  documentId: string;
+  version: number;
+  title: string;
+  content: string;
+  changeType: VersionRecord["changeType"];
+  timestamp: number;
+  clientId?: string;
+  displayName?: string;
+}
+
+export const nodeSha256: Sha256Hex = (text) => createHash("sha256").update(text, "utf8").digest("hex");
+
+export interface DocumentServiceOptions {
+  store: Store;
+  clock: Clock;
+  config: Pick<Config, "history" | "documents">;
+  /** Told about every commit, after it is durable (the change feed listens here). */
+  onCommitted?: CommittedListener;
+}
+
+/** The document use cases. Every write goes through one {@link DocumentWriter}. */
+export class DocumentService {
+  readonly writer: DocumentWriter;
+  private readonly store: Store;
+  private readonly maxContentBytes: number;
+
+  constructor(options: DocumentServiceOptions) {
+    this.store = options.store;
+    this.maxContentBytes = options.config.documents.maxContentBytes;
+    this.writer = new DocumentWriter(
+      options.store,
+      { now: () => options.clock.now(), sha256: nodeSha256, pauseMs: options.config.history.pauseSeconds * 1000 },
+      (id, version) => options.onCommitted?.(id, version),
+    );
+  }
+
+  async create(input: { title: string; content: string }): Promise<DocumentView> {
+    const title = checkTitle(input.title);
+    const lines = this.checkContent(input.content);
+    const id = randomUUID();
+    return this.writer.submit(id, async (doc) => {
+      await doc.commit({ changeType: "CREATED", milestone: true, title, lines, ops: diffLines([""], lines), deleted: false });
+      return view(doc, lines);
+    });
+  }
+
+  async get(id: string): Promise<DocumentView> {
+    const head = await this.store.getDocument(id);
+    if (!head || head.deleted) throw notFound(id);
+    return { ...summary(head), content: joinLines(await this.headLines(head)) };
+  }
+
+  /** Every existing document, oldest first. */
+  async list(): Promise<DocumentView[]> {
+    const heads = await this.store.listDocuments();
+    const views: DocumentView[] = [];
+    for (const head of heads) views.push({ ...summary(head), content: joinLines(await this.headLines(head)) });
+    return views;
+  }
+
+  async update(id: string, input: { title: string; content: string; expectedVersion?: number }): Promise<DocumentView> {
+    const title = checkTitle(input.title);
+    const lines = this.checkContent(input.content);
+    return this.write(id, async (doc, head) => {
+      if (input.expectedVersion !== undefined && input.expectedVersion !== head.version) {
+        throw new ServiceError("version-conflict", `expectedVersion ${input.expectedVersion} is not the current version ${head.version}`);
+      }
+      const ops = diffLines(await doc.lines(), lines);
+      await doc.commit({ changeType: "UPDATED", milestone: true, title, lines, ops, deleted: false });
+      return view(doc, lines);
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.write(id, async (doc, head) => {
+      await doc.commit({ changeType: "DELETED", milestone: true, title: head.title, lines: await doc.lines(), ops: [], deleted: true });
+    }, { allowDeleted: false });
+  }
+
+  /**
+   * Without `version`: brings a deleted document back with its last state before deletion.
+   * With `version`: restores that version, also as a rollback of a living document.
+   */
+  async restore(id: string, version?: number): Promise<DocumentView> {
+    return this.write(
+      id,
+      async (doc, head) => {
+        if (version === undefined && !head.deleted) {
+          throw new ServiceError("document-exists", `document ${id} exists; name a version to roll back to`);
+        }
+        const target = version ?? head.version;
+        if (target < 1 || target > head.version) throw new ServiceError("not-found", `document ${id} has no version ${target}`);
+        const record = await doc.version(target);
+        const text = record && (await rebuildText(transactionSource(doc), target));
+        if (!record || !text) throw new ServiceError("not-found", `version ${target} of document ${id} was compacted`);
+        const lines = text.lines;
+        const ops = diffLines(await doc.lines(), lines);
+        const changeType = head.deleted ? "RESTORED" : "ROLLED_BACK";
+        await doc.commit({ changeType, milestone: true, title: record.title, lines, ops, deleted: false });
+        return view(doc, lines);
+      },
+      { allowDeleted: true },
+    );
+  }
+
+  async rename(id: string, input: { title: string; expectedVersion: number }): Promise<DocumentView> {
+    const title = checkTitle(input.title);
+    return this.write(id, async (doc, head) => {
+      if (input.expectedVersion !== head.version) {
+        throw new ServiceError("version-conflict", `expectedVersion ${input.expectedVersion} is not the current version ${head.version}`);
+      }
+      const lines = await doc.lines();
+      await doc.commit({ changeType: "RENAMED", milestone: true, title, lines, ops: [], deleted: false });
+      return view(doc, lines);
+    });
+  }
+
+  /** The milestones oldest first, plus the newest state when it is not one; deleted documents included. */
+  async history(id: string): Promise<HistoryEntryView[]> {
+    const head = await this.store.getDocument(id);
+    if (!head) throw notFound(id);
+    const milestones = await this.store.getMilestones(id);
+    const entries = milestones.map((record) => historyEntry(record, record.text ?? ""));
+    if (milestones.at(-1)?.version !== head.version) {
+      const record = await this.store.getVersion(id, head.version);
+      if (record) entries.push(historyEntry(record, joinLines(await this.headLines(head))));
+    }
+    return entries;
+  }
+
+  /** Waits for queued writes, so nothing acknowledged is lost at shutdown. */
+  async close(): Promise<void> {
+    await this.writer.idle();
+  }
+
+  /** Runs a write on an existing document: 404 for an unknown (or, unless allowed, deleted) one. */
+  write<T>(id: string, command: (doc: WorkingDocument, head: DocumentRecord) => Promise<T>, options = { allowDeleted: false }): Promise<T> {
+    const run: WriteCommand<T> = async (doc) => {
+      const head = doc.document;
+      if (!head || (head.deleted && !options.allowDeleted)) throw notFound(id);
+      return command(doc, head);
+    };
+    return this.writer.submit(id, run);
+  }
+
+  /** Splits content into lines after checking it; 413 above the size limit. */
+  checkContent(content: string): string[] {
+    if (!content.isWellFormed()) throw new ServiceError("invalid-request", "content is not well-formed Unicode (a lone surrogate)");
+    const bytes = Buffer.byteLength(content, "utf8");
+    if (bytes > this.maxContentBytes) {
+      throw new ServiceError("content-too-large", `content is ${bytes} bytes; the limit is ${this.maxContentBytes}`);
+    }
+    return splitLines(content);
+  }
+
+  /** The newest text, from the cache when it holds this version. */
+  async headLines(head: DocumentRecord): Promise<string[]> {
+    const cached = this.writer.cache.get(head.id, head.version);
+    if (cached) return cached.lines;
+    const rebuilt = await rebuildText(storeSource(this.store, head.id), head.version);
+    if (!rebuilt) throw new Error(`the newest text of document ${head.id} cannot be rebuilt`);
+    return rebuilt.lines;
+  }
+}
+
+function notFound(id: string): ServiceError {
+  return new ServiceError("not-found", `no document ${id}`);
+}
+
+/** Titles count Unicode code points (the schema holds 1..255); white space alone is no title. */
+export function checkTitle(title: string): string {
+  if (!title.isWellFormed()) throw new ServiceError("invalid-request", "title is not well-formed Unicode (a lone surrogate)");
+  if (title.trim() === "") throw new ServiceError("invalid-request", "title must not be empty or only white space");
+  return title;
+}
+
+function summary(head: DocumentRecord): Omit<DocumentView, "content"> {
+  return { id: head.id, title: head.title, version: head.version, createdAt: head.createdAt, updatedAt: head.updatedAt };
+}
+
+function view(doc: WorkingDocument, lines: string[]): DocumentView {
+  const head = doc.document;
+  if (!head) throw new Error("a committed document has a head");
+  return { ...summary(head), content: joinLines(lines) };
+}
+
+function historyEntry(record: VersionRecord, content: string): HistoryEntryView {
+  const entry: HistoryEntryView = {
+    documentId: record.documentId,
+    version: record.version,
+    title: record.title,
+    content,
+    changeType: record.changeType,
+    timestamp: record.createdAt,
+  };
+  if (record.clientId !== undefined) entry.clientId = record.clientId;
+  if (record.displayName !== undefined) entry.displayName = record.displayName;
+  return entry;
+}
+
+function storeSource(store: Store, id: string) {
+  return {
+    fullTextAtOrBefore: (version: number) => store.getFullTextAtOrBefore(id, version),
+    versions: (after: number, upTo: number) => store.getVersions(id, after, upTo),
+  };
+}
+
+function transactionSource(doc: WorkingDocument) {
+  return {
+    fullTextAtOrBefore: (version: number) => doc.fullTextAtOrBefore(version),
+    versions: async (after: number, upTo: number) => (await doc.versionsAfter(after)).filter((record) => record.version <= upTo),
+  };
+}
