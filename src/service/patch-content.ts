@@ -1,0 +1,161 @@
+import { createHash } from "node:crypto";
+import { applyOps } from "../core/apply-ops.js";
+import { composeChain } from "../core/compose-ops.js";
+import type { LineOperation } from "../core/line-operation.js";
+import { joinLines } from "../core/lines.js";
+import type { NormalizedOp } from "../core/normalized-op.js";
+import { rebaseOps } from "../core/rebase-ops.js";
+import { validateOps } from "../core/validate-ops.js";
+import type { DocumentRecord, PatchReceipt, Store } from "../storage/store.js";
+import type { Clock } from "./clock.js";
+import type { DocumentService } from "./documents.js";
+import { ServiceError } from "./service-error.js";
+import type { WorkingDocument } from "./working-document.js";
+
+/** A content patch as the client sends it (already shape-checked by the HTTP schema). */
+export interface ContentPatch {
+  baseVersion: number;
+  checksum: string;
+  clientId: string;
+  seq: number;
+  displayName?: string;
+  milestone?: boolean;
+  ops: LineOperation[];
+}
+
+/** The outcome of a patch: accepted (a new version, or the stored result of a repeat) or a true conflict. */
+export type PatchOutcome =
+  | { kind: "accepted"; version: number; opsSinceBase: NormalizedOp[] }
+  | { kind: "conflict"; currentVersion: number; opsSinceBase: NormalizedOp[] };
+
+/**
+ * The write pipeline of live editing, top to bottom:
+ * validate → receipt (a repeat returns the stored result) → serialize on the document →
+ * check the base (checksum, availability) → rebase over the versions since the base →
+ * apply → size limit → commit the version and the receipt together → answer.
+ */
+export class ContentPatcher {
+  constructor(
+    private readonly options: { store: Store; documents: DocumentService; clock: Clock; maxContentBytes: number },
+  ) {}
+
+  async patch(id: string, patch: ContentPatch): Promise<PatchOutcome> {
+    const submitted = checkOps(patch);
+    const requestHash = hashRequest(patch, submitted);
+
+    // A repeat usually finds its receipt here, without queueing behind the document's writers.
+    const earlier = await this.options.store.getReceipt(id, patch.clientId, patch.seq);
+    if (earlier) return repeated(earlier, requestHash);
+
+    return this.options.documents.write(id, async (doc, head) => {
+      const receipt = await doc.receipt(patch.clientId, patch.seq);
+      if (receipt) return repeated(receipt, requestHash);
+
+      const foreign = await this.foreignOps(doc, head, patch);
+      let ops = submitted;
+      if (foreign.length > 0) {
+        const baseLength = (await doc.lines()).length - lineDelta(foreign);
+        checkRange(submitted, baseLength);
+        const rebased = rebaseOps(foreign, submitted);
+        if (!rebased.ok) return { kind: "conflict", currentVersion: head.version, opsSinceBase: foreign };
+        ops = rebased.ops;
+      }
+
+      const current = await doc.lines();
+      const applied = applyOps(current, ops);
+      if (!applied.ok) throw new ServiceError("range-outside-text", applied.message);
+
+      let version = head.version;
+      if (ops.length > 0 || patch.milestone === true) {
+        const text = joinLines(applied.lines);
+        const bytes = Buffer.byteLength(text, "utf8");
+        if (bytes > this.options.maxContentBytes) {
+          throw new ServiceError("content-too-large", `the patched content would be ${bytes} bytes; the limit is ${this.options.maxContentBytes}`);
+        }
+        const record = await doc.commit({
+          changeType: "UPDATED",
+          milestone: patch.milestone === true,
+          title: head.title,
+          lines: applied.lines,
+          text,
+          ops,
+          deleted: false,
+          ...(patch.clientId !== undefined ? { clientId: patch.clientId } : {}),
+          ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
+        });
+        version = record.version;
+      }
+      // Every submitted change was already made by a foreign version: nothing new to record, but the
+      // receipt keeps the answer so that a resend gets the same one.
+      doc.putReceipt(receiptOf(id, patch, requestHash, version, foreign, this.options.clock.now()));
+      return { kind: "accepted", version, opsSinceBase: foreign };
+    });
+  }
+
+  /** The composed ops of every version after the base; empty when the base is the head. */
+  private async foreignOps(doc: WorkingDocument, head: DocumentRecord, patch: ContentPatch): Promise<NormalizedOp[]> {
+    const base = patch.baseVersion;
+    if (base > head.version || base < 1) {
+      throw new ServiceError("base-unavailable", `base version ${base} does not exist; the current version is ${head.version}`);
+    }
+    if (base === head.version) {
+      if (patch.checksum !== head.checksum) throw checksumMismatch(base);
+      return [];
+    }
+    const baseRecord = await doc.version(base);
+    if (!baseRecord || baseRecord.ops === null) throw new ServiceError("base-unavailable", `base version ${base} was compacted; reload the document`);
+    if (patch.checksum !== baseRecord.checksum) throw checksumMismatch(base);
+    const since = await doc.versionsAfter(base);
+    const chain: NormalizedOp[][] = [];
+    for (const record of since) {
+      if (record.ops === null) throw new ServiceError("base-unavailable", `the versions after base ${base} were compacted; reload the document`);
+      chain.push(record.ops);
+    }
+    return composeChain(chain);
+  }
+}
+
+function checkOps(patch: ContentPatch): NormalizedOp[] {
+  const valid = validateOps(patch.ops);
+  if (!valid.ok) throw new ServiceError("invalid-request", valid.message);
+  if (valid.ops.length === 0 && patch.milestone !== true) {
+    throw new ServiceError("invalid-request", "ops must not be empty unless milestone is true");
+  }
+  for (const op of patch.ops) for (const line of op.lines ?? []) {
+    if (!line.isWellFormed()) throw new ServiceError("invalid-request", "a line is not well-formed Unicode (a lone surrogate)");
+  }
+  return valid.ops;
+}
+
+function checkRange(ops: readonly NormalizedOp[], length: number): void {
+  for (const op of ops) {
+    if (op.index + op.count > length || op.index > length) {
+      throw new ServiceError("range-outside-text", `op at index ${op.index} with count ${op.count} is outside the base text of ${length} lines`);
+    }
+  }
+}
+
+function lineDelta(ops: readonly NormalizedOp[]): number {
+  return ops.reduce((delta, op) => delta + op.lines.length - op.count, 0);
+}
+
+function checksumMismatch(base: number): ServiceError {
+  return new ServiceError("checksum-mismatch", `checksum does not match the text of base version ${base}; reload the document`);
+}
+
+/** A digest of everything in the body but the (clientId, seq) key, so a changed resend is recognized. */
+function hashRequest(patch: ContentPatch, ops: readonly NormalizedOp[]): string {
+  const canonical = JSON.stringify([patch.baseVersion, patch.checksum, patch.displayName ?? null, patch.milestone === true, ops]);
+  return createHash("sha256").update(canonical, "utf8").digest("hex");
+}
+
+function repeated(receipt: PatchReceipt, requestHash: string): PatchOutcome {
+  if (receipt.requestHash !== requestHash) {
+    throw new ServiceError("seq-reused", `seq ${receipt.seq} of client ${receipt.clientId} was already used for a different patch`);
+  }
+  return { kind: "accepted", version: receipt.version, opsSinceBase: receipt.opsSinceBase };
+}
+
+function receiptOf(id: string, patch: ContentPatch, requestHash: string, version: number, foreign: NormalizedOp[], now: number): PatchReceipt {
+  return { documentId: id, clientId: patch.clientId, seq: patch.seq, requestHash, version, opsSinceBase: foreign, createdAt: now };
+}
