@@ -7,12 +7,11 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Config } from "../config.js";
 import type { Store } from "../storage/store.js";
 import { systemClock, type Clock } from "../service/clock.js";
-import { DocumentService } from "../service/documents.js";
-import { ListAccess } from "../service/list-access.js";
-import { ContentPatcher } from "../service/patch-content.js";
+import { createServices, type Services } from "../service/services.js";
 import { TaigaClient } from "../tracker/taiga-client.js";
 import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
+import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
 import { infoRoutes, type ServiceIdentity } from "./routes/info.js";
@@ -26,6 +25,8 @@ export interface AppDependencies {
   store: Store;
   clock?: Clock;
   identity: ServiceIdentity;
+  /** The use cases; built from config, store and clock when not given (tests pass their own to reach them). */
+  services?: Services;
   /** A pino logger or Fastify's logger options; `false` for silence. */
   logger?: FastifyServerOptions["loggerInstance"] | boolean;
 }
@@ -105,14 +106,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
 
-  const documents = new DocumentService({ store, clock, config });
-  const patcher = new ContentPatcher({ store, documents, clock, maxContentBytes: config.documents.maxContentBytes });
-  const listAccess = new ListAccess({ store, clock, config: config.masterPassword });
+  const services = deps.services ?? createServices({ config, store, clock, onError: (error) => app.log.error({ err: error }, "compaction failed") });
+  const { documents, patcher, feed, listAccess } = services;
   const tracker = config.tracker.apiUrl
     ? new TaigaClient({ apiUrl: config.tracker.apiUrl, loginType: config.tracker.loginType, timeoutMs: config.tracker.timeoutMs })
     : undefined;
+  // Waiting feed requests get their 204 at once; then Fastify lets in-flight requests finish.
+  app.addHook("preClose", async () => services.quiesce());
+  app.addHook("onReady", async () => services.start());
   app.addHook("onClose", async () => {
-    await documents.close();
+    await services.close();
     await tracker?.close();
   });
 
@@ -122,6 +125,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await api.register(infoRoutes, { identity: deps.identity, tracker: config.tracker });
       await api.register(documentRoutes, { documents, listAccess });
       await api.register(contentRoutes, { patcher });
+      await api.register(changeRoutes, { feed });
       await api.register(trackerRoutes, { tracker });
     },
     { prefix: API_PREFIX },

@@ -84,7 +84,7 @@ export class DocumentWriter {
       const entry = working?.cacheEntry();
       if (entry) this.cache.set(id, entry);
       const head = working?.document;
-      if (head && outcomes.some((outcome) => outcome.status === "fulfilled")) this.onCommitted(id, head.version);
+      if (head && working?.changed) this.onCommitted(id, head.version);
       outcomes.forEach((outcome, index) => {
         const item = batch[index];
         if (!item) return;

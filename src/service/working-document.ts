@@ -167,6 +167,19 @@ export class WorkingDocument {
     return record;
   }
 
+  /** Writes the head's text as the snapshot, so the ops before it are no longer needed. */
+  async writeSnapshot(): Promise<void> {
+    if (!this.head) return;
+    const current = await this.headText();
+    this.tx.putSnapshot({ version: current.version, text: joinLines(current.lines) });
+    this.text = { ...current, basisVersion: current.version };
+  }
+
+  /** Whether a command of this batch recorded a new version. */
+  get changed(): boolean {
+    return (this.head?.version ?? 0) !== this.committedHead;
+  }
+
   /** What the head cache keeps after the batch commits. */
   cacheEntry(): CachedHead | undefined {
     return this.text;

@@ -3,6 +3,7 @@ import { defaultConfig, type Config } from "../../src/config.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Store } from "../../src/storage/store.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { createServices, type Services } from "../../src/service/services.js";
 import { ManualClock } from "./manual-clock.js";
 
 export interface TestAppOptions {
@@ -20,6 +21,8 @@ export interface TestApp {
   store: Store;
   clock: ManualClock;
   config: Config;
+  /** The app's use cases: the feed's hub, the compactor, the document writer. */
+  services: Services;
   close(): Promise<void>;
 }
 
@@ -35,10 +38,12 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = testConfig(options.config);
   const store = options.store ?? SqliteStore.open(":memory:");
   const clock = options.clock ?? new ManualClock();
+  const services = createServices({ config, store, clock });
   const app = await buildApp({
     config,
     store,
     clock,
+    services,
     identity: options.identity ?? { name: "folio", version: "0.1.0" },
     logger: options.logger ?? false,
   });
@@ -48,6 +53,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     store,
     clock,
     config,
+    services,
     async close() {
       await app.close();
       await store.close();

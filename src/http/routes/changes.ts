@@ -1,0 +1,69 @@
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { INT32_MAX, LineOperationSchema } from "../../core/line-operation.js";
+import { toLineOperation } from "../../core/normalized-op.js";
+import type { ChangeFeed } from "../../service/change-feed.js";
+import { ProblemDetailSchema } from "../problem-details.js";
+import { ChangeTypeSchema, DocumentIdParams } from "./documents.schemas.js";
+
+const ChangeEventSchema = Type.Object(
+  {
+    version: Type.Integer({ minimum: 1, format: "int64" }),
+    changeType: ChangeTypeSchema,
+    clientId: Type.Optional(Type.String({ description: "absent for changes without sender" })),
+    displayName: Type.Optional(Type.String({ description: "unverified claim" })),
+    title: Type.Optional(Type.String({ description: "only for RENAMED: the new title" })),
+  },
+  { title: "ChangeEvent" },
+);
+
+const ChangeFeedSchema = Type.Object(
+  {
+    fromVersion: Type.Optional(Type.Integer({ minimum: 1, format: "int64", description: "base of the supplied diff; absent when content is supplied" })),
+    currentVersion: Type.Integer({ minimum: 1, format: "int64" }),
+    ops: Type.Optional(Type.Array(LineOperationSchema, { description: "cumulative diff from fromVersion to currentVersion" })),
+    content: Type.Optional(Type.String({ description: "full text instead of a diff" })),
+    events: Type.Array(ChangeEventSchema),
+  },
+  { title: "ChangeFeed" },
+);
+
+const ChangesQuery = Type.Object({
+  since: Type.Integer({ minimum: 0, format: "int64", description: "last seen version; 0 means nothing yet" }),
+  wait: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX, format: "int32", default: 25, description: "seconds to wait; clamped by service.feed.max-wait-seconds" })),
+});
+
+/** GET …/changes: the long-polling change feed. */
+export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = async (app, { feed }) => {
+  app.get(
+    "/documents/:documentId/changes",
+    {
+      schema: {
+        tags: ["documents"],
+        summary: "Everything since a version; waits for a change when there is none",
+        params: DocumentIdParams,
+        querystring: ChangesQuery,
+        response: {
+          200: ChangeFeedSchema,
+          204: Type.Null({ description: "nothing new within the wait" }),
+          400: ProblemDetailSchema,
+          404: ProblemDetailSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      // A client that goes away ends its wait at once: no waiter and no timer stay behind.
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      reply.raw.once("close", onClose);
+      try {
+        const answer = await feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, gone.signal);
+        if (!answer) return reply.code(204).send(null);
+        const { ops, ...rest } = answer;
+        return { ...rest, ...(ops ? { ops: ops.map(toLineOperation) } : {}) };
+      } finally {
+        reply.raw.off("close", onClose);
+      }
+    },
+  );
+};

@@ -1,0 +1,118 @@
+import { composeChain } from "../core/compose-ops.js";
+import { joinLines } from "../core/lines.js";
+import type { NormalizedOp } from "../core/normalized-op.js";
+import type { ChangeType, Store, VersionRecord } from "../storage/store.js";
+import type { ChangeHub, WakeReason } from "./change-hub.js";
+import type { Clock } from "./clock.js";
+import type { DocumentService } from "./documents.js";
+import { ServiceError } from "./service-error.js";
+
+/** One recorded version as the feed reports it. */
+export interface ChangeEventView {
+  version: number;
+  changeType: ChangeType;
+  clientId?: string;
+  displayName?: string;
+  title?: string;
+}
+
+/** Everything since a version: the composed ops from it, or the full text when no exact diff exists. */
+export interface ChangeFeedView {
+  fromVersion?: number;
+  currentVersion: number;
+  ops?: NormalizedOp[];
+  content?: string;
+  events: ChangeEventView[];
+}
+
+export interface ChangeFeedOptions {
+  store: Store;
+  documents: DocumentService;
+  hub: ChangeHub;
+  clock: Clock;
+  maxWaitSeconds: number;
+}
+
+/**
+ * The long-polling change feed. It works on the history, not on the live document: a deleted
+ * document still delivers its DELETED event. A request with nothing new waits on the hub and,
+ * once woken, reads the store; waiters woken by the same commit with the same `since` share one
+ * computed answer.
+ */
+export class ChangeFeed {
+  private readonly shared = new Map<string, Promise<ChangeFeedView | undefined>>();
+
+  constructor(private readonly options: ChangeFeedOptions) {}
+
+  /** The changes since `since`, waiting up to `waitSeconds` (clamped) for one; `undefined` means none (204). */
+  async changes(id: string, since: number, waitSeconds: number, signal?: AbortSignal): Promise<ChangeFeedView | undefined> {
+    const { hub, clock } = this.options;
+    const deadline = clock.now() + Math.min(waitSeconds, this.options.maxWaitSeconds) * 1000;
+    let woken: Extract<WakeReason, { kind: "changed" }> | undefined;
+    for (;;) {
+      const remaining = deadline - clock.now();
+      // Registered before the read, so that a commit between the read and the wait is not missed.
+      const wait = remaining > 0 ? hub.wait(id, remaining, signal) : undefined;
+      let answer: ChangeFeedView | undefined;
+      try {
+        answer = woken && woken.version > since ? await this.sharedRead(id, since, woken) : await this.read(id, since);
+      } catch (error) {
+        wait?.cancel();
+        throw error;
+      }
+      if (answer || !wait) {
+        wait?.cancel();
+        return answer;
+      }
+      const reason = await wait.reason;
+      if (reason.kind !== "changed") return undefined;
+      woken = reason;
+    }
+  }
+
+  // Waiters woken by one commit with the same `since` share one read. The key holds the commit's
+  // version, so nobody joins a read that started before the commit it was woken for.
+  private sharedRead(id: string, since: number, reason: Extract<WakeReason, { kind: "changed" }>): Promise<ChangeFeedView | undefined> {
+    const key = `${id}\u0000${since}\u0000${reason.version}`;
+    let answer = this.shared.get(key);
+    if (!answer) {
+      answer = this.read(id, since).finally(() => this.shared.delete(key));
+      this.shared.set(key, answer);
+    }
+    return answer;
+  }
+
+  /** What is new since `since` right now, or `undefined` when nothing is. */
+  private async read(id: string, since: number): Promise<ChangeFeedView | undefined> {
+    const { store, documents } = this.options;
+    const head = await store.getDocument(id);
+    if (!head) throw new ServiceError("not-found", `no document ${id}`);
+    if (since === head.version) return undefined;
+    const fullText = async (events: ChangeEventView[]): Promise<ChangeFeedView> => ({
+      currentVersion: head.version,
+      content: joinLines(await documents.headLines(head)),
+      events,
+    });
+    if (since > head.version) return fullText([]);
+
+    const records = await store.getVersions(id, since, head.version);
+    const events = records.map(eventOf);
+    if (since === 0) return fullText(events);
+    const sinceRecord = await store.getVersion(id, since);
+    if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
+    return {
+      fromVersion: since,
+      currentVersion: head.version,
+      ops: composeChain(records.map((record) => record.ops ?? [])),
+      events,
+    };
+  }
+}
+
+function eventOf(record: VersionRecord): ChangeEventView {
+  const event: ChangeEventView = { version: record.version, changeType: record.changeType };
+  if (record.clientId !== undefined) event.clientId = record.clientId;
+  if (record.displayName !== undefined) event.displayName = record.displayName;
+  if (record.changeType === "RENAMED") event.title = record.title;
+  return event;
+}

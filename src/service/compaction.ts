@@ -1,0 +1,54 @@
+import type { CompactionResult, Store } from "../storage/store.js";
+import type { Clock } from "./clock.js";
+import type { DocumentService } from "./documents.js";
+
+export interface CompactionOptions {
+  store: Store;
+  documents: DocumentService;
+  clock: Clock;
+  retentionSeconds: number;
+  intervalSeconds: number;
+  /** Told when a scheduled run fails; the next run tries again. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Drops the ops of sync versions older than the retention period, at start and then every
+ * interval. Milestones, their texts and the deletion record stay whole. Where the head still
+ * needs old ops, a fresh snapshot of the head is written first, so nothing it needs is dropped.
+ */
+export class Compactor {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(private readonly options: CompactionOptions) {}
+
+  /** One compaction run. */
+  async runOnce(): Promise<CompactionResult & { snapshots: number }> {
+    const { store, documents, clock } = this.options;
+    const cutoff = clock.now() - this.options.retentionSeconds * 1000;
+    const ids = await store.documentsNeedingSnapshot(cutoff);
+    for (const id of ids) await documents.writer.submit(id, (doc) => doc.writeSnapshot());
+    return { ...(await store.compact(cutoff)), snapshots: ids.length };
+  }
+
+  /** Runs now and then every interval, one run at a time. */
+  start(): void {
+    const run = () => {
+      if (this.running) return;
+      this.running = this.runOnce()
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => (this.running = undefined));
+    };
+    run();
+    this.timer = setInterval(run, this.options.intervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  /** Stops the schedule and waits for a run under way. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}
