@@ -1,0 +1,128 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import type { CommitListener, CommitNotice } from "../store.js";
+
+/** The channel every Folio store on a database notifies; payload `<documentId>:<version>`. */
+export const COMMIT_CHANNEL = "folio_commits";
+
+const PAYLOAD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):(\d{1,16})$/;
+const FIRST_RETRY_MS = 100;
+const LAST_RETRY_MS = 5_000;
+
+export function commitPayload(documentId: string, version: number): string {
+  return `${documentId}:${version}`;
+}
+
+export function parseCommitPayload(payload: string | undefined): CommitNotice | undefined {
+  const match = PAYLOAD.exec(payload ?? "");
+  if (!match) return undefined;
+  const version = Number(match[2]);
+  return Number.isSafeInteger(version) ? { documentId: match[1]!, version } : undefined;
+}
+
+/**
+ * One dedicated connection that LISTENs for commits and fans them out to the subscribed listeners.
+ * A lost connection is re-established with a doubling backoff until {@link close}; after each
+ * reconnect every listener is reset, since notices sent while nobody listened are gone.
+ */
+export class CommitNotifier {
+  private readonly listeners = new Set<CommitListener>();
+  private readonly stopping = new AbortController();
+  private client: pg.Client | undefined;
+  private reconnecting: Promise<void> | undefined;
+
+  constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly onError: (error: Error) => void = () => {},
+  ) {}
+
+  /** Connects and listens; rejects when the first connection fails. */
+  async start(): Promise<void> {
+    this.client = await this.connect();
+  }
+
+  subscribe(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** The backend pid of the listening connection, while connected. */
+  pid(): number | undefined {
+    return (this.client as { processID?: number | null } | undefined)?.processID ?? undefined;
+  }
+
+  async close(): Promise<void> {
+    this.stopping.abort();
+    const client = this.client;
+    this.client = undefined;
+    await this.reconnecting;
+    await client?.end().catch(() => {});
+  }
+
+  private async connect(): Promise<pg.Client> {
+    const client = new pg.Client(this.config);
+    // Handlers first: an 'error' event without a listener would crash the process.
+    client.on("error", (error) => this.lost(client, error));
+    client.on("end", () => this.lost(client, new Error("the LISTEN connection ended")));
+    client.on("notification", (message) => {
+      if (message.channel !== COMMIT_CHANNEL) return;
+      const notice = parseCommitPayload(message.payload);
+      if (notice) this.forEach((listener) => listener.commit(notice));
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${COMMIT_CHANNEL}`);
+      return client;
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+  }
+
+  private lost(client: pg.Client, error: Error): void {
+    if (client !== this.client || this.stopping.signal.aborted) return;
+    this.client = undefined;
+    this.onError(error);
+    void client.end().catch(() => {});
+    this.reconnecting = this.reconnect().finally(() => {
+      this.reconnecting = undefined;
+    });
+  }
+
+  private async reconnect(): Promise<void> {
+    let delay = FIRST_RETRY_MS;
+    while (!this.stopping.signal.aborted) {
+      try {
+        await sleep(delay, undefined, { signal: this.stopping.signal });
+      } catch {
+        return;
+      }
+      try {
+        const client = await this.connect();
+        if (this.stopping.signal.aborted) {
+          await client.end().catch(() => {});
+          return;
+        }
+        this.client = client;
+        this.forEach((listener) => listener.reset());
+        return;
+      } catch (error) {
+        this.onError(error instanceof Error ? error : new Error(String(error)));
+        delay = Math.min(delay * 2, LAST_RETRY_MS);
+      }
+    }
+  }
+
+  private forEach(call: (listener: CommitListener) => void): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        call(listener);
+      } catch (error) {
+        // One faulty listener must not starve the others of their wake-ups.
+        this.onError(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+}

@@ -1,0 +1,115 @@
+import pg from "pg";
+
+interface Migration {
+  version: number;
+  sql: string;
+}
+
+// Versions, times and seq are bigint (times in epoch ms, as the contract carries them). Strings a
+// client controls (titles, texts, clientId, displayName) are UTF-8 `bytea` so that U+0000 survives;
+// ops are JSON in `text`, never `jsonb`, which rejects \u0000.
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE documents (
+        id uuid PRIMARY KEY,
+        title bytea NOT NULL,
+        version bigint NOT NULL,
+        deleted boolean NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        checksum text NOT NULL
+      );
+      CREATE INDEX documents_live_by_creation ON documents (created_at, id) WHERE NOT deleted;
+
+      CREATE TABLE versions (
+        document_id uuid NOT NULL,
+        version bigint NOT NULL CHECK (version >= 1),
+        change_type text NOT NULL
+          CHECK (change_type IN ('CREATED', 'UPDATED', 'RENAMED', 'DELETED', 'RESTORED', 'ROLLED_BACK')),
+        milestone boolean NOT NULL,
+        created_at bigint NOT NULL,
+        client_id bytea,
+        display_name bytea,
+        title bytea NOT NULL,
+        ops text,
+        checksum text NOT NULL,
+        text bytea,
+        PRIMARY KEY (document_id, version)
+      );
+      CREATE INDEX versions_milestones ON versions (document_id, version) WHERE milestone;
+      CREATE INDEX versions_compactable_by_creation ON versions (created_at)
+        WHERE NOT milestone AND ops IS NOT NULL;
+
+      CREATE TABLE snapshots (
+        document_id uuid PRIMARY KEY,
+        version bigint NOT NULL,
+        text bytea NOT NULL
+      );
+
+      CREATE TABLE patch_receipts (
+        document_id uuid NOT NULL,
+        client_id bytea NOT NULL,
+        seq bigint NOT NULL,
+        request_hash text NOT NULL,
+        version bigint NOT NULL,
+        ops_since_base text NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (document_id, client_id, seq)
+      );
+      CREATE INDEX patch_receipts_by_creation ON patch_receipts (created_at);
+
+      CREATE TABLE list_lock (
+        id smallint PRIMARY KEY CHECK (id = 1),
+        failures integer NOT NULL,
+        locked_until bigint NOT NULL
+      );
+      INSERT INTO list_lock (id, failures, locked_until) VALUES (1, 0, 0);
+    `,
+  },
+];
+
+/** The advisory-lock class of migrations; the second key is the schema's hash. */
+const MIGRATION_LOCK_CLASS = 0x466f0001;
+
+/**
+ * Brings the schema up to the newest migration. Concurrent callers (instances starting together)
+ * serialize on an advisory lock taken inside the migration transaction, so exactly one applies
+ * each version and the others find it recorded.
+ */
+export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock($1, hashtext(coalesce($2::text, current_schema(), '')))", [
+      MIGRATION_LOCK_CLASS,
+      schema ?? null,
+    ]);
+    if (schema !== undefined) {
+      // Checked before creating: CREATE SCHEMA IF NOT EXISTS still needs the CREATE privilege on the database.
+      const existing = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+      if (existing.rowCount === 0) await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
+      await client.query(`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}`);
+    }
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    const { rows } = await client.query<{ version: number }>("SELECT version FROM schema_migrations");
+    const applied = new Set(rows.map((row) => row.version));
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [migration.version]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,167 @@
+import pg from "pg";
+import type { NormalizedOp } from "../../core/normalized-op.js";
+import type { ChangeType, DocumentRecord, PatchReceipt, Snapshot, VersionRecord } from "../store.js";
+
+// Free-form strings (titles, texts, clientId, displayName) may hold U+0000, which PostgreSQL `text`
+// rejects; they are stored as their UTF-8 bytes in `bytea`, which round-trips every well-formed string.
+// Ops are JSON text: JSON.stringify escapes U+0000 as \u0000, which `text` holds (and `jsonb` would not).
+
+export const encodeText = (value: string): Buffer => Buffer.from(value, "utf8");
+export const decodeText = (bytes: Buffer): string => bytes.toString("utf8");
+const encodeOptional = (value: string | undefined): Buffer | null => (value === undefined ? null : encodeText(value));
+
+const INT8_OID = 20;
+
+/** Type parsers for one pool: bigint columns (versions, epoch ms, counts) become JS numbers. */
+export function createTypeParsers(): pg.TypeOverrides {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(INT8_OID, (value: string) => {
+    const number = Number(value);
+    if (!Number.isSafeInteger(number)) throw new RangeError(`bigint ${value} is beyond Number.MAX_SAFE_INTEGER`);
+    return number;
+  });
+  return types;
+}
+
+export const DOCUMENT_COLUMNS = "id, title, version, deleted, created_at, updated_at, checksum";
+export const VERSION_COLUMNS =
+  "document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum, text";
+export const RECEIPT_COLUMNS = "document_id, client_id, seq, request_hash, version, ops_since_base, created_at";
+
+export interface DocumentRow {
+  id: string;
+  title: Buffer;
+  version: number;
+  deleted: boolean;
+  created_at: number;
+  updated_at: number;
+  checksum: string;
+}
+
+export interface VersionRow {
+  document_id: string;
+  version: number;
+  change_type: ChangeType;
+  milestone: boolean;
+  created_at: number;
+  client_id: Buffer | null;
+  display_name: Buffer | null;
+  title: Buffer;
+  ops: string | null;
+  checksum: string;
+  text: Buffer | null;
+}
+
+export interface SnapshotRow {
+  version: number;
+  text: Buffer;
+}
+
+export interface ReceiptRow {
+  document_id: string;
+  client_id: Buffer;
+  seq: number;
+  request_hash: string;
+  version: number;
+  ops_since_base: string;
+  created_at: number;
+}
+
+export function documentFromRow(row: DocumentRow): DocumentRecord {
+  return {
+    id: row.id,
+    title: decodeText(row.title),
+    version: row.version,
+    deleted: row.deleted,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    checksum: row.checksum,
+  };
+}
+
+export function documentParams(document: DocumentRecord): unknown[] {
+  return [
+    document.id,
+    encodeText(document.title),
+    document.version,
+    document.deleted,
+    document.createdAt,
+    document.updatedAt,
+    document.checksum,
+  ];
+}
+
+export function versionFromRow(row: VersionRow): VersionRecord {
+  const record: VersionRecord = {
+    documentId: row.document_id,
+    version: row.version,
+    changeType: row.change_type,
+    milestone: row.milestone,
+    createdAt: row.created_at,
+    title: decodeText(row.title),
+    ops: row.ops === null ? null : (JSON.parse(row.ops) as NormalizedOp[]),
+    checksum: row.checksum,
+    text: row.text === null ? null : decodeText(row.text),
+  };
+  // Optional fields stay absent rather than undefined, so records compare equal across stores.
+  if (row.client_id !== null) record.clientId = decodeText(row.client_id);
+  if (row.display_name !== null) record.displayName = decodeText(row.display_name);
+  return record;
+}
+
+export function versionParams(version: VersionRecord): unknown[] {
+  return [
+    version.documentId,
+    version.version,
+    version.changeType,
+    version.milestone,
+    version.createdAt,
+    encodeOptional(version.clientId),
+    encodeOptional(version.displayName),
+    encodeText(version.title),
+    version.ops === null ? null : JSON.stringify(version.ops),
+    version.checksum,
+    version.text === null ? null : encodeText(version.text),
+  ];
+}
+
+export function snapshotFromRow(row: SnapshotRow): Snapshot {
+  return { version: row.version, text: decodeText(row.text) };
+}
+
+export function receiptFromRow(row: ReceiptRow): PatchReceipt {
+  return {
+    documentId: row.document_id,
+    clientId: decodeText(row.client_id),
+    seq: row.seq,
+    requestHash: row.request_hash,
+    version: row.version,
+    opsSinceBase: JSON.parse(row.ops_since_base) as NormalizedOp[],
+    createdAt: row.created_at,
+  };
+}
+
+export function receiptParams(receipt: PatchReceipt): unknown[] {
+  return [
+    receipt.documentId,
+    encodeText(receipt.clientId),
+    receipt.seq,
+    receipt.requestHash,
+    receipt.version,
+    JSON.stringify(receipt.opsSinceBase),
+    receipt.createdAt,
+  ];
+}
+
+/** `($1, $2, …), ($n, …)` for a multi-row INSERT, with the flattened parameters. */
+export function valuesList(rows: readonly (readonly unknown[])[]): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const tuples = rows.map((row) => {
+    const placeholders = row.map((value) => {
+      params.push(value);
+      return `$${params.length}`;
+    });
+    return `(${placeholders.join(", ")})`;
+  });
+  return { sql: tuples.join(", "), params };
+}

@@ -1,0 +1,103 @@
+import type { QueryResult, QueryResultRow } from "pg";
+import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord } from "../store.js";
+import {
+  DOCUMENT_COLUMNS,
+  RECEIPT_COLUMNS,
+  VERSION_COLUMNS,
+  documentFromRow,
+  encodeText,
+  receiptFromRow,
+  snapshotFromRow,
+  versionFromRow,
+  type DocumentRow,
+  type ReceiptRow,
+  type SnapshotRow,
+  type VersionRow,
+} from "./pg-codec.js";
+
+/** A pool or a client inside a transaction. */
+export interface Queryable {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `id` can be a key of the `uuid` columns; other strings name no document. */
+export const isUuid = (id: string): boolean => UUID.test(id);
+
+/** The read queries, shared by the store (on the pool) and a write transaction (on its client). */
+export class PostgresReader {
+  constructor(private readonly db: Queryable) {}
+
+  async document(id: string): Promise<DocumentRecord | undefined> {
+    if (!isUuid(id)) return undefined;
+    const { rows } = await this.db.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1`, [id]);
+    return rows[0] && documentFromRow(rows[0]);
+  }
+
+  async liveDocuments(): Promise<DocumentRecord[]> {
+    const { rows } = await this.db.query<DocumentRow>(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE NOT deleted ORDER BY created_at, id`,
+    );
+    return rows.map(documentFromRow);
+  }
+
+  async version(id: string, version: number): Promise<VersionRecord | undefined> {
+    if (!isUuid(id)) return undefined;
+    const { rows } = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE document_id = $1 AND version = $2`,
+      [id, version],
+    );
+    return rows[0] && versionFromRow(rows[0]);
+  }
+
+  async versions(id: string, after: number, upTo: number): Promise<VersionRecord[]> {
+    if (!isUuid(id)) return [];
+    const { rows } = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM versions
+        WHERE document_id = $1 AND version > $2 AND version <= $3 ORDER BY version`,
+      [id, after, upTo],
+    );
+    return rows.map(versionFromRow);
+  }
+
+  async milestones(id: string): Promise<VersionRecord[]> {
+    if (!isUuid(id)) return [];
+    const { rows } = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE document_id = $1 AND milestone ORDER BY version`,
+      [id],
+    );
+    return rows.map(versionFromRow);
+  }
+
+  async snapshot(id: string): Promise<Snapshot | undefined> {
+    if (!isUuid(id)) return undefined;
+    const { rows } = await this.db.query<SnapshotRow>(`SELECT version, text FROM snapshots WHERE document_id = $1`, [id]);
+    return rows[0] && snapshotFromRow(rows[0]);
+  }
+
+  async fullTextAtOrBefore(id: string, version: number): Promise<Snapshot | undefined> {
+    if (!isUuid(id)) return undefined;
+    // Both branches are single index probes: the milestone one walks the partial milestone index backwards.
+    const { rows } = await this.db.query<SnapshotRow>(
+      `SELECT version, text FROM (
+         (SELECT version, text FROM versions
+           WHERE document_id = $1 AND milestone AND text IS NOT NULL AND version <= $2
+           ORDER BY version DESC LIMIT 1)
+         UNION ALL
+         (SELECT version, text FROM snapshots WHERE document_id = $1 AND version <= $2)
+       ) AS candidates ORDER BY version DESC LIMIT 1`,
+      [id, version],
+    );
+    return rows[0] && snapshotFromRow(rows[0]);
+  }
+
+  async receipt(id: string, clientId: string, seq: number): Promise<PatchReceipt | undefined> {
+    if (!isUuid(id)) return undefined;
+    const { rows } = await this.db.query<ReceiptRow>(
+      `SELECT ${RECEIPT_COLUMNS} FROM patch_receipts WHERE document_id = $1 AND client_id = $2 AND seq = $3`,
+      [id, encodeText(clientId), seq],
+    );
+    return rows[0] && receiptFromRow(rows[0]);
+  }
+}

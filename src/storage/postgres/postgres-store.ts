@@ -1,0 +1,278 @@
+import pg from "pg";
+import type {
+  CommitListener,
+  CompactionResult,
+  DocumentRecord,
+  DocumentTransaction,
+  ListLockState,
+  PatchReceipt,
+  Snapshot,
+  Store,
+  VersionRecord,
+} from "../store.js";
+import { COMMIT_CHANNEL, CommitNotifier, commitPayload } from "./commit-notifier.js";
+import { migrate } from "./migrations.js";
+import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./pg-codec.js";
+import { PostgresReader, isUuid } from "./postgres-reader.js";
+import { PostgresTransaction } from "./postgres-transaction.js";
+
+export interface PostgresStoreOptions {
+  /** The schema holding the tables, created when missing; default: the connection's search_path. */
+  schema?: string;
+  /** Pooled connections, besides the one LISTEN connection; default 10. */
+  poolSize?: number;
+  /** Connection trouble that the store recovers from by itself (a lost LISTEN connection, a broken idle client). */
+  onError?: (error: Error) => void;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+// Every wait is bounded: for a pooled connection, for a statement, for a row lock, and for a
+// transaction left idle by a stuck caller.
+const CONNECT_TIMEOUT_MS = 10_000;
+const STATEMENT_TIMEOUT_MS = 30_000;
+const LOCK_TIMEOUT_MS = 15_000;
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+const IDLE_CLIENT_MS = 30_000;
+// A first compaction of a long history may touch many rows; it runs in the background.
+const COMPACTION_TIMEOUT_MS = 300_000;
+
+// Advisory-lock classes (first key); the second key is a hash of the schema or of the document id,
+// so that stores in different schemas of one database never wait for each other.
+export const COMPACTION_LOCK_CLASS = 0x466f0002;
+const CREATION_LOCK_CLASS = 0x466f0003;
+
+const LIST_LOCK_COLUMNS = "failures, locked_until AS \"lockedUntil\"";
+
+/** The {@link Store} on PostgreSQL, shared safely by any number of service instances. */
+export class PostgresStore implements Store {
+  private readonly reader: PostgresReader;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly notifier: CommitNotifier,
+  ) {
+    this.reader = new PostgresReader(pool);
+  }
+
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const { schema, poolSize = 10, onError = () => {} } = options;
+    if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${JSON.stringify(schema)}`);
+    if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new Error(`invalid pool size: ${poolSize}`);
+    const connection: pg.ClientConfig = {
+      connectionString: url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      lock_timeout: LOCK_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAlive: true,
+      application_name: "folio",
+      ...(schema !== undefined && { options: `-c search_path=${schema}` }),
+    };
+    const pool = new pg.Pool({ ...connection, max: poolSize, idleTimeoutMillis: IDLE_CLIENT_MS, types: createTypeParsers() });
+    // An idle client that breaks is dropped by the pool; without a listener the event would crash the process.
+    pool.on("error", onError);
+    const notifier = new CommitNotifier(connection, onError);
+    try {
+      await migrate(pool, schema);
+      await notifier.start();
+    } catch (error) {
+      await notifier.close();
+      await pool.end();
+      throw error;
+    }
+    return new PostgresStore(pool, notifier);
+  }
+
+  getDocument(id: string): Promise<DocumentRecord | undefined> {
+    return this.track(() => this.reader.document(id));
+  }
+
+  listDocuments(): Promise<DocumentRecord[]> {
+    return this.track(() => this.reader.liveDocuments());
+  }
+
+  getVersion(id: string, version: number): Promise<VersionRecord | undefined> {
+    return this.track(() => this.reader.version(id, version));
+  }
+
+  getVersions(id: string, after: number, upTo: number): Promise<VersionRecord[]> {
+    return this.track(() => this.reader.versions(id, after, upTo));
+  }
+
+  getMilestones(id: string): Promise<VersionRecord[]> {
+    return this.track(() => this.reader.milestones(id));
+  }
+
+  getSnapshot(id: string): Promise<Snapshot | undefined> {
+    return this.track(() => this.reader.snapshot(id));
+  }
+
+  getFullTextAtOrBefore(id: string, version: number): Promise<Snapshot | undefined> {
+    return this.track(() => this.reader.fullTextAtOrBefore(id, version));
+  }
+
+  getReceipt(id: string, clientId: string, seq: number): Promise<PatchReceipt | undefined> {
+    return this.track(() => this.reader.receipt(id, clientId, seq));
+  }
+
+  write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T> {
+    return this.track(() => {
+      if (!isUuid(id)) throw new Error(`document id is not a UUID: ${JSON.stringify(id)}`);
+      // READ COMMITTED on purpose: every statement after the lock sees all commits made before it,
+      // whereas REPEATABLE READ would fail a writer that had to wait for the lock.
+      return this.inTransaction(async (client) => {
+        const head = await this.lockDocument(client, id);
+        const stored = await client.query<{ head: number }>(
+          "SELECT coalesce(max(version), 0) AS head FROM versions WHERE document_id = $1",
+          [id],
+        );
+        const tx = new PostgresTransaction(client, id, head, stored.rows[0]!.head);
+        let result: T;
+        try {
+          result = await work(tx);
+        } finally {
+          tx.seal();
+        }
+        const headVersion = await tx.flush();
+        // Delivered by PostgreSQL only when the transaction commits, and in commit order.
+        if (headVersion !== undefined) {
+          await client.query("SELECT pg_notify($1, $2)", [COMMIT_CHANNEL, commitPayload(head?.id ?? id.toLowerCase(), headVersion)]);
+        }
+        return result;
+      });
+    });
+  }
+
+  documentsNeedingSnapshot(cutoff: number): Promise<string[]> {
+    return this.track(async () => {
+      const { rows } = await this.pool.query<{ id: string }>(
+        `SELECT DISTINCT v.document_id AS id
+           FROM versions v
+           JOIN documents d ON d.id = v.document_id
+           LEFT JOIN snapshots s ON s.document_id = v.document_id
+          WHERE NOT v.milestone AND v.ops IS NOT NULL AND v.created_at < $1
+            AND v.version < d.version AND (s.version IS NULL OR v.version >= s.version)
+          ORDER BY id`,
+        [cutoff],
+      );
+      return rows.map((row) => row.id);
+    });
+  }
+
+  compact(cutoff: number): Promise<CompactionResult> {
+    return this.track(() =>
+      this.inTransaction(async (client) => {
+        // Transaction-scoped, so a crashed compaction can never leave the lock held.
+        const { rows } = await client.query<{ acquired: boolean }>(
+          "SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS acquired",
+          [COMPACTION_LOCK_CLASS],
+        );
+        if (!rows[0]!.acquired) return { ran: false, versions: 0, receipts: 0 };
+        await client.query(`SET LOCAL statement_timeout = ${COMPACTION_TIMEOUT_MS}`);
+        const versions = await client.query(
+          `UPDATE versions v SET ops = NULL
+             FROM documents d, snapshots s
+            WHERE NOT v.milestone AND v.ops IS NOT NULL AND v.created_at < $1
+              AND d.id = v.document_id AND v.version < d.version
+              AND s.document_id = v.document_id AND v.version < s.version`,
+          [cutoff],
+        );
+        const receipts = await client.query("DELETE FROM patch_receipts WHERE created_at < $1", [cutoff]);
+        return { ran: true, versions: versions.rowCount ?? 0, receipts: receipts.rowCount ?? 0 };
+      }),
+    );
+  }
+
+  getListLock(): Promise<ListLockState> {
+    return this.track(async () => {
+      const { rows } = await this.pool.query<ListLockState>(`SELECT ${LIST_LOCK_COLUMNS} FROM list_lock WHERE id = 1`);
+      return rows[0]!;
+    });
+  }
+
+  recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState> {
+    // One statement: the row lock serializes instances, and every SET expression reads the
+    // row as it was before this update (re-read after a concurrent update committed).
+    return this.track(async () => {
+      const { rows } = await this.pool.query<ListLockState>(
+        `UPDATE list_lock SET
+           failures = CASE WHEN locked_until > $1 THEN failures
+                           WHEN failures + 1 >= $2 THEN 0 ELSE failures + 1 END,
+           locked_until = CASE WHEN locked_until > $1 THEN locked_until
+                               WHEN failures + 1 >= $2 THEN $1 + $3 ELSE locked_until END
+         WHERE id = 1
+         RETURNING ${LIST_LOCK_COLUMNS}`,
+        [now, maxFailures, lockMs],
+      );
+      return rows[0]!;
+    });
+  }
+
+  resetListFailures(): Promise<void> {
+    return this.track(async () => {
+      await this.pool.query("UPDATE list_lock SET failures = 0 WHERE id = 1");
+    });
+  }
+
+  watchCommits(listener: CommitListener): () => void {
+    return this.notifier.subscribe(listener);
+  }
+
+  /** The backend pid of the LISTEN connection while it is up (tests terminate it to exercise reconnects). */
+  listenerPid(): number | undefined {
+    return this.notifier.pid();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.inFlight]);
+      await this.notifier.close();
+      await this.pool.end();
+    })();
+    return this.closing;
+  }
+
+  private async lockDocument(client: pg.PoolClient, id: string): Promise<DocumentRecord | undefined> {
+    const select = `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 FOR UPDATE`;
+    const locked = await client.query<DocumentRow>(select, [id]);
+    if (locked.rows[0]) return documentFromRow(locked.rows[0]);
+    // No row to lock yet: writers of a new id serialize on an advisory lock instead, then look
+    // again, since a writer that held it may have just created the row.
+    await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CREATION_LOCK_CLASS, id.toLowerCase()]);
+    const again = await client.query<DocumentRow>(select, [id]);
+    return again.rows[0] && documentFromRow(again.rows[0]);
+  }
+
+  private async inTransaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      const result = await body(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      // A client whose ROLLBACK failed is in an unknown state: the pool discards it.
+      client.release(broken);
+    }
+  }
+
+  private async track<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closing) throw new Error("the PostgreSQL store is closed");
+    const running = operation();
+    this.inFlight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.inFlight.delete(running);
+    }
+  }
+}

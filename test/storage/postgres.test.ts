@@ -1,0 +1,257 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { COMPACTION_LOCK_CLASS, PostgresStore } from "../../src/storage/postgres/postgres-store.js";
+import type { CommitNotice, DocumentRecord, DocumentTransaction, Store, VersionRecord } from "../../src/storage/store.js";
+import {
+  POSTGRES_TEST_URL,
+  describePostgres,
+  dropSchema,
+  openTestStore,
+  uniqueSchemaName,
+  withAdminClient,
+} from "../support/postgres.js";
+import { runStoreContract } from "./store-contract.js";
+
+const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+
+function head(id: string, version: number): DocumentRecord {
+  return { id, title: "Plan", version, deleted: false, createdAt: T0, updatedAt: T0 + version, checksum: `sha256:${version}` };
+}
+
+function version(id: string, n: number, extra: Partial<VersionRecord> = {}): VersionRecord {
+  return {
+    documentId: id,
+    version: n,
+    changeType: n === 1 ? "CREATED" : "UPDATED",
+    milestone: n === 1,
+    createdAt: T0 + n,
+    title: "Plan",
+    ops: [{ index: 0, count: 1, lines: [`line ${n}`] }],
+    checksum: `sha256:${n}`,
+    text: n === 1 ? "line 1" : null,
+    ...extra,
+  };
+}
+
+/** Appends the next version after whatever head the write finds. */
+function appendNext(store: Store, id: string, extra: (n: number) => Partial<VersionRecord> = () => ({})): Promise<number> {
+  return store.write(id, async (tx) => {
+    const next = ((await tx.document())?.version ?? 0) + 1;
+    tx.putDocument(head(id, next));
+    tx.appendVersion(version(id, next, extra(next)));
+    return next;
+  });
+}
+
+/** A work function that only stages writes. */
+function stageOnly(stage: (tx: DocumentTransaction) => void): (tx: DocumentTransaction) => Promise<void> {
+  return (tx) => {
+    stage(tx);
+    return Promise.resolve();
+  };
+}
+
+/** Polls `check` until it holds; fails after `timeoutMs`. */
+async function eventually(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+class RecordingListener {
+  readonly commits: CommitNotice[] = [];
+  resets = 0;
+  commit(notice: CommitNotice): void {
+    this.commits.push(notice);
+  }
+  reset(): void {
+    this.resets += 1;
+  }
+  saw(documentId: string, v: number): boolean {
+    return this.commits.some((notice) => notice.documentId === documentId && notice.version === v);
+  }
+}
+
+describePostgres("PostgresStore", () => {
+  runStoreContract("postgres", () => openTestStore());
+
+  describe("two instances on one schema", () => {
+    const closers: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const close of closers.splice(0).reverse()) await close();
+    });
+
+    async function twoInstances(poolSize = 4): Promise<[PostgresStore, PostgresStore, string]> {
+      const first = await openTestStore({ poolSize });
+      closers.push(first.cleanup);
+      const second = await PostgresStore.open(POSTGRES_TEST_URL, { schema: first.schema, poolSize });
+      closers.push(() => second.close());
+      return [first.store, second, first.schema];
+    }
+
+    it("keeps versions dense when both write one document from many tasks", async () => {
+      const [a, b] = await twoInstances();
+      const id = randomUUID();
+      const writers = 30;
+      const written = await Promise.all(
+        Array.from({ length: writers * 2 }, (_, i) => appendNext(i % 2 === 0 ? a : b, id)),
+      );
+      expect([...written].sort((x, y) => x - y)).toEqual(Array.from({ length: writers * 2 }, (_, i) => i + 1));
+      expect((await b.getDocument(id))?.version).toBe(writers * 2);
+      const versions = await a.getVersions(id, 0, 1_000);
+      expect(versions.map((v) => v.version)).toEqual(Array.from({ length: writers * 2 }, (_, i) => i + 1));
+    });
+
+    it("delivers a commit made by the other instance to a watcher", async () => {
+      const [a, b] = await twoInstances();
+      const listener = new RecordingListener();
+      a.watchCommits(listener);
+      const id = randomUUID();
+      await appendNext(b, id);
+      await appendNext(b, id);
+      await eventually("both notices", () => listener.saw(id, 1) && listener.saw(id, 2));
+      expect(listener.commits.filter((notice) => notice.documentId === id)).toEqual([
+        { documentId: id, version: 1 },
+        { documentId: id, version: 2 },
+      ]);
+    });
+
+    it("stops calling a listener once it unsubscribes", async () => {
+      const [a, b] = await twoInstances();
+      const gone = new RecordingListener();
+      const stays = new RecordingListener();
+      a.watchCommits(gone)();
+      a.watchCommits(stays);
+      const id = randomUUID();
+      await appendNext(b, id);
+      await eventually("the remaining listener's notice", () => stays.saw(id, 1));
+      expect(gone.commits).toEqual([]);
+    });
+
+    it("reconnects after its LISTEN connection is killed, resets listeners and delivers later commits", async () => {
+      const [a, b] = await twoInstances();
+      const listener = new RecordingListener();
+      a.watchCommits(listener);
+      const killed = a.listenerPid();
+      expect(killed).toBeTypeOf("number");
+      await withAdminClient((client) => client.query("SELECT pg_terminate_backend($1)", [killed]));
+      await eventually("the listener's reset", () => listener.resets === 1);
+      expect(a.listenerPid()).not.toBe(killed);
+      const id = randomUUID();
+      await appendNext(b, id);
+      await eventually("a notice after the reconnect", () => listener.saw(id, 1));
+    });
+
+    it("closes promptly while its LISTEN connection is reconnecting", async () => {
+      const [a] = await twoInstances();
+      const listener = new RecordingListener();
+      a.watchCommits(listener);
+      await withAdminClient((client) => client.query("SELECT pg_terminate_backend($1)", [a.listenerPid()]));
+      const started = Date.now();
+      await a.close();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(a.listenerPid()).toBeUndefined();
+      await expect(a.getDocument(randomUUID())).rejects.toThrow(/closed/);
+    });
+
+    it("compacts once when both instances compact at the same time", async () => {
+      const [a, b] = await twoInstances();
+      const id = randomUUID();
+      for (let n = 1; n <= 6; n++) await appendNext(a, id);
+      await a.write(id, stageOnly((tx) => tx.putSnapshot({ version: 5, text: "s5" })));
+      const results = await Promise.all([a.compact(T0 + 100), b.compact(T0 + 100)]);
+      // Either one found the other holding the lock, or they ran one after the other and the
+      // second found nothing left: the three droppable versions (2, 3, 4) are counted once.
+      expect(results.some((result) => result.ran)).toBe(true);
+      expect(results.map((result) => result.versions).sort()).toEqual([0, 3]);
+      expect((await a.getVersions(id, 0, 10)).map((v) => v.ops === null)).toEqual([false, true, true, true, false, false]);
+    });
+
+    it("reports ran: false while another session holds the compaction lock of the schema", async () => {
+      const [a, , schema] = await twoInstances();
+      await withAdminClient(async (client) => {
+        await client.query("BEGIN");
+        await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [COMPACTION_LOCK_CLASS, schema]);
+        expect(await a.compact(T0)).toEqual({ ran: false, versions: 0, receipts: 0 });
+        await client.query("ROLLBACK");
+      });
+      expect(await a.compact(T0)).toEqual({ ran: true, versions: 0, receipts: 0 });
+    });
+  });
+
+  describe("migrations", () => {
+    it("succeed for two instances opening a fresh schema at once, and once more later", async () => {
+      const schema = uniqueSchemaName();
+      try {
+        const stores = await Promise.all([
+          PostgresStore.open(POSTGRES_TEST_URL, { schema }),
+          PostgresStore.open(POSTGRES_TEST_URL, { schema }),
+        ]);
+        await Promise.all(stores.map((store) => store.close()));
+        const again = await PostgresStore.open(POSTGRES_TEST_URL, { schema });
+        await again.close();
+        const applied = await withAdminClient((client) =>
+          client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`),
+        );
+        expect(applied.rows).toEqual([{ version: 1 }]);
+      } finally {
+        await dropSchema(schema);
+      }
+    });
+
+    it("refuses a schema name that is not a plain lower-case identifier", async () => {
+      await expect(PostgresStore.open(POSTGRES_TEST_URL, { schema: 'x"; DROP TABLE y; --' })).rejects.toThrow(
+        /invalid schema name/,
+      );
+      await expect(PostgresStore.open(POSTGRES_TEST_URL, { schema: "Upper" })).rejects.toThrow(/invalid schema name/);
+    });
+  });
+
+  describe("encoding", () => {
+    let cleanup: (() => Promise<void>) | undefined;
+    afterEach(async () => {
+      await cleanup?.();
+      cleanup = undefined;
+    });
+
+    it("stores texts as their UTF-8 bytes and ops as JSON text, U+0000 and astral characters included", async () => {
+      const fixture = await openTestStore();
+      cleanup = fixture.cleanup;
+      const id = randomUUID();
+      const text = "\u0000start\n😀 \u{10FFFF}\u0000\nend\u0000";
+      await fixture.store.write(
+        id,
+        stageOnly((tx) => {
+          tx.putDocument({ ...head(id, 1), title: "\u0000😀" });
+          tx.appendVersion(version(id, 1, { text, ops: [{ index: 0, count: 0, lines: text.split("\n") }], clientId: "\u0000" }));
+        }),
+      );
+      const raw = await withAdminClient((client) =>
+        client.query<{ text: Buffer; ops: string; client_id: Buffer }>(
+          `SELECT text, ops, client_id FROM ${fixture.schema}.versions WHERE document_id = $1`,
+          [id],
+        ),
+      );
+      expect(raw.rows[0]!.text.equals(Buffer.from(text, "utf8"))).toBe(true);
+      expect(raw.rows[0]!.ops).toContain("\\u0000");
+      expect(raw.rows[0]!.client_id.equals(Buffer.from([0]))).toBe(true);
+      const stored = await fixture.store.getVersion(id, 1);
+      expect(stored?.text).toBe(text);
+      expect(stored?.ops?.[0]?.lines).toEqual(text.split("\n"));
+      expect((await fixture.store.getDocument(id))?.title).toBe("\u0000😀");
+    });
+
+    it("round-trips a large text and version numbers beyond 32 bits", async () => {
+      const fixture = await openTestStore();
+      cleanup = fixture.cleanup;
+      const id = randomUUID();
+      const big = 2 ** 40;
+      const text = "line \u0000 😀\n".repeat(100_000);
+      await fixture.store.write(id, stageOnly((tx) => tx.putSnapshot({ version: big, text })));
+      expect(await fixture.store.getSnapshot(id)).toEqual({ version: big, text });
+      expect(await fixture.store.getFullTextAtOrBefore(id, big)).toEqual({ version: big, text });
+    });
+  });
+});

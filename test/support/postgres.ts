@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { describe, it } from "vitest";
+import { PostgresStore, type PostgresStoreOptions } from "../../src/storage/postgres/postgres-store.js";
+
+/** The test server: `FOLIO_TEST_PG_URL`, else the local trust-auth cluster. */
+export const POSTGRES_TEST_URL = process.env.FOLIO_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+const ciIsSet = !["", "0", "false"].includes((process.env.CI ?? "").toLowerCase());
+
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "<unparseable FOLIO_TEST_PG_URL>";
+  }
+}
+
+/** Why PostgreSQL cannot be used, or `undefined` when it answers. */
+async function probe(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_TEST_URL, connectionTimeoutMillis: 3_000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const unreachable = await probe();
+
+/**
+ * `describe` for suites that need PostgreSQL. Unreachable: skipped with a console message, or,
+ * when `CI` is set, a failing test that says why, so that CI never passes without them.
+ */
+export function describePostgres(name: string, body: () => void): void {
+  if (unreachable === undefined) {
+    describe(name, body);
+    return;
+  }
+  const message = `PostgreSQL at ${redacted(POSTGRES_TEST_URL)} is unreachable (${unreachable})`;
+  if (ciIsSet) {
+    describe(name, () => {
+      it("needs a reachable PostgreSQL because CI is set", () => {
+        throw new Error(`${message}. CI is set, so the PostgreSQL suites must run: start it or set FOLIO_TEST_PG_URL.`);
+      });
+    });
+    return;
+  }
+  console.warn(`${message}: skipping "${name}". Set FOLIO_TEST_PG_URL, or CI to make this a failure.`);
+  describe.skip(name, body);
+}
+
+/** A schema name no other test file or run uses: lower case, well under 63 bytes. */
+export function uniqueSchemaName(): string {
+  return `folio_test_${process.pid}_${randomBytes(6).toString("hex")}`;
+}
+
+/** Runs `work` on a short-lived connection outside any store (no search_path set). */
+export async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_TEST_URL, connectionTimeoutMillis: 5_000 });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  await withAdminClient((client) => client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`));
+}
+
+/** A fresh, uniquely named schema with a store on it; `cleanup` closes the store and drops the schema. */
+export async function openTestStore(
+  options: Omit<PostgresStoreOptions, "schema"> = {},
+): Promise<{ store: PostgresStore; schema: string; cleanup: () => Promise<void> }> {
+  const schema = uniqueSchemaName();
+  try {
+    const store = await PostgresStore.open(POSTGRES_TEST_URL, { ...options, schema });
+    return {
+      store,
+      schema,
+      cleanup: async () => {
+        await store.close();
+        await dropSchema(schema);
+      },
+    };
+  } catch (error) {
+    await dropSchema(schema);
+    throw error;
+  }
+}
