@@ -32,7 +32,21 @@ function basicCredentials(header: string | undefined): { user: string; password:
   return colon < 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ProblemDetailSchema]));
+// Error bodies leave as application/problem+json (problem-details.ts); the description says so.
+const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
+const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, problem]));
+const listProblems = {
+  401: {
+    ...problem,
+    description: "credentials missing or wrong",
+    headers: { "WWW-Authenticate": Type.String({ description: 'Basic realm="documents", charset="UTF-8"' }) },
+  },
+  429: {
+    ...problem,
+    description: "locked after too many failed attempts",
+    headers: { "Retry-After": Type.Integer({ minimum: 1, description: "remaining whole seconds of the lock, rounded up" }) },
+  },
+};
 const tags = ["documents"];
 
 /** The document routes: CRUD, the protected list, history, restore and rename. */
@@ -44,7 +58,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         tags,
         summary: "List every document (master password)",
         security: [{ masterPassword: [] }],
-        response: { 200: Type.Array(DocumentSchema), ...problems(401, 429) },
+        response: { 200: Type.Array(DocumentSchema), ...listProblems },
       },
     },
     async (request, reply) => {
