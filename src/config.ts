@@ -235,6 +235,7 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
     let value: unknown = spec.default;
     if (fromEnv !== undefined) value = spec.parse(fromEnv, `${spec.key} (${names[0]})`);
     else if (fromFile !== undefined && fromFile !== null) {
+      if (typeof fromFile === "object" && !Array.isArray(fromFile)) throw new ConfigError(`${spec.key}: expects a value, found a mapping`);
       const raw = Array.isArray(fromFile) ? fromFile.join(",") : String(fromFile as string | number | boolean);
       value = spec.parse(raw, spec.key);
     }

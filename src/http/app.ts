@@ -62,7 +62,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     if (body === "" || (typeof body === "string" && body.trim() === "")) return done(null, null);
-    parseJson(request, body.toString(), done);
+    void parseJson(request, body.toString(), done);
   });
   app.setValidatorCompiler(compileValidator);
   app.setErrorHandler(renderError);
