@@ -236,7 +236,7 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
     if (fromEnv !== undefined) value = spec.parse(fromEnv, `${spec.key} (${names[0]})`);
     else if (fromFile !== undefined && fromFile !== null) {
       if (typeof fromFile === "object" && !Array.isArray(fromFile)) throw new ConfigError(`${spec.key}: expects a value, found a mapping`);
-      const raw = Array.isArray(fromFile) ? fromFile.join(",") : String(fromFile as string | number | boolean);
+      const raw = Array.isArray(fromFile) ? fromFile.join(",") : String(fromFile);
       value = spec.parse(raw, spec.key);
     }
     if (value !== undefined) spec.assign(config, value as never);

@@ -65,6 +65,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     void parseJson(request, body.toString(), done);
   });
   app.setValidatorCompiler(compileValidator);
+  // A UUID names one document however its hex digits are cased.
+  app.addHook("preHandler", async (request) => {
+    const params = request.params as { documentId?: string } | undefined;
+    if (params?.documentId) params.documentId = params.documentId.toLowerCase();
+  });
   app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, "route-not-found", `no route ${request.method} ${request.url.split("?")[0]}`));
   app.addHook("onSend", async (request, reply, payload) => {

@@ -57,7 +57,7 @@ export interface PatchReceipt {
 export interface ListLockState {
   /** Consecutive failed attempts since the last success or lock. */
   failures: number;
-  /** Epoch ms until which the list is locked; 0 when it is not. */
+  /** Epoch ms until which the list is (or last was) locked; 0 when it never was. Locked while it lies ahead of now. */
   lockedUntil: number;
 }
 
@@ -145,6 +145,8 @@ export interface Store {
   /**
    * Runs `work` with exclusive write access to one document and commits what it staged, durably,
    * before the returned promise settles. When `work` throws, nothing it staged is written.
+   * Inside `work`, read through `tx` only: the store's own reads may wait for a connection that
+   * the exclusive section holds.
    * Work on different documents may run concurrently and may share one commit.
    */
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T>;
