@@ -230,10 +230,11 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
   };
   for (const spec of KEYS) {
     const names = [environmentName(spec.key), ...(spec.aliases ?? [])];
-    const fromEnv = names.map((name) => env[name]).find((value) => value !== undefined && value !== "");
+    // The message names the variable that was actually set, the alias included.
+    const variable = names.find((name) => env[name] !== undefined && env[name] !== "");
     const fromFile = lookup(tree, spec.key);
     let value: unknown = spec.default;
-    if (fromEnv !== undefined) value = spec.parse(fromEnv, `${spec.key} (${names[0]})`);
+    if (variable !== undefined) value = spec.parse(env[variable] ?? "", `${spec.key} (${variable})`);
     else if (fromFile !== undefined && fromFile !== null) {
       if (typeof fromFile === "object" && !Array.isArray(fromFile)) throw new ConfigError(`${spec.key}: expects a value, found a mapping`);
       const raw = Array.isArray(fromFile) ? fromFile.join(",") : String(fromFile);
