@@ -180,17 +180,18 @@ function lookup(tree: unknown, key: string): unknown {
   return node;
 }
 
-function readYaml(path: string): unknown {
+/** Reads the YAML file; `origin` is how the file was named ("SERVICE_CONFIG_FILE: " when through it). */
+function readYaml(path: string, origin: string): unknown {
   let source: string;
   try {
     source = readFileSync(path, "utf8");
   } catch (error) {
-    throw new ConfigError(`config file ${path}: ${(error as Error).message}`);
+    throw new ConfigError(`${origin}config file ${path}: ${(error as Error).message}`);
   }
   try {
     return parseYaml(source) ?? {};
   } catch (error) {
-    throw new ConfigError(`config file ${path}: not valid YAML (${(error as Error).message.split("\n")[0]})`);
+    throw new ConfigError(`${origin}config file ${path}: not valid YAML (${(error as Error).message.split("\n")[0]})`);
   }
 }
 
@@ -216,7 +217,8 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
   const env = options.env ?? process.env;
   const filePath = options.file === undefined ? (env.SERVICE_CONFIG_FILE ?? `${options.cwd ?? process.cwd()}/service.yaml`) : options.file;
   const explicitFile = options.file !== undefined || env.SERVICE_CONFIG_FILE !== undefined;
-  const tree = filePath !== null && (explicitFile || existsSync(filePath)) ? readYaml(filePath) : {};
+  const origin = options.file === undefined && env.SERVICE_CONFIG_FILE !== undefined ? "SERVICE_CONFIG_FILE: " : "";
+  const tree = filePath !== null && (explicitFile || existsSync(filePath)) ? readYaml(filePath, origin) : {};
 
   const config: Config = {
     server: { host: "", port: 0 },
