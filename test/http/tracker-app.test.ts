@@ -1,0 +1,102 @@
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { REDACTED_PATHS } from "../../src/http/app.js";
+import { FakeTaiga } from "../support/fake-taiga.js";
+import { buildTestApp, type TestApp } from "../support/test-app.js";
+
+interface OpenApiOperation {
+  tags?: string[];
+  summary?: string;
+  parameters?: { name: string; in: string; required?: boolean; schema?: object }[];
+  responses: Record<string, { content?: Record<string, unknown> } | undefined>;
+}
+interface OpenApi {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+}
+
+describe("the tracker routes inside the real app", () => {
+  let fake: FakeTaiga | undefined;
+  let testApp: TestApp;
+  afterEach(async () => {
+    await testApp.close();
+    await fake?.close();
+    fake = undefined;
+  });
+
+  it("answers 503 with the default configuration, which has no tracker", async () => {
+    testApp = await buildTestApp();
+
+    const response = await testApp.app.inject({ method: "PATCH", url: "/api/v1/tracker/tasks/1/status?slug=x", payload: "{" });
+
+    expect(response.statusCode).toBe(503);
+    expect(response.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+    expect(response.json()).toMatchObject({ type: "urn:folio:problem:tracker-not-configured", instance: "/api/v1/tracker/tasks/1/status" });
+  });
+
+  it("documents the ten routes in the OpenAPI description with the token header and problem answers", async () => {
+    testApp = await buildTestApp();
+
+    const document = (await testApp.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json<OpenApi>();
+
+    const operations = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith("/api/v1/tracker"))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, ...operation })));
+    expect(operations.map((operation) => operation.name).sort()).toEqual([
+      "GET /api/v1/tracker/projects",
+      "GET /api/v1/tracker/task-statuses",
+      "GET /api/v1/tracker/tasks/{ref}",
+      "GET /api/v1/tracker/userstories/{ref}",
+      "GET /api/v1/tracker/userstory-statuses",
+      "PATCH /api/v1/tracker/tasks/{ref}/status",
+      "PATCH /api/v1/tracker/userstories/{ref}/status",
+      "POST /api/v1/tracker/auth",
+      "POST /api/v1/tracker/tasks",
+      "POST /api/v1/tracker/userstories",
+    ]);
+    for (const operation of operations) {
+      expect(operation.tags).toEqual(["tracker"]);
+      expect(operation.summary).toBeTruthy();
+      expect(operation.responses["503"]?.content).toHaveProperty("application/problem+json");
+      const token = operation.parameters?.find((parameter) => parameter.name === "x-tracker-token");
+      if (operation.name === "POST /api/v1/tracker/auth") expect(token).toBeUndefined();
+      else expect(token).toMatchObject({ in: "header", required: true, schema: { maxLength: 512 } });
+    }
+  });
+
+  it("never writes the login password or the tracker token into the log", async () => {
+    fake = await FakeTaiga.start();
+    const apiUrl = fake.apiUrl;
+    const password = "Log-Me-Never-9f3b1c";
+    fake.addUser({ username: "alice", password, fullName: "Alice Liddell" });
+    const output: string[] = [];
+    const logger = pino({ level: "trace", redact: REDACTED_PATHS }, { write: (line: string) => void output.push(line) });
+    testApp = await buildTestApp({
+      logger,
+      config: (config) => {
+        config.tracker.apiUrl = apiUrl;
+        config.tracker.loginType = "normal";
+      },
+    });
+    const { app } = testApp;
+
+    const login = await app.inject({ method: "POST", url: "/api/v1/tracker/auth", payload: { username: "alice", password } });
+    expect(login.statusCode).toBe(200);
+    const token = login.json<{ authToken: string }>().authToken;
+    const project = fake.addProject({ name: "Folio", slug: "folio", members: [fake.users[0]!] });
+    fake.addStory({ project, subject: "Login page" });
+    const read = await app.inject({ method: "GET", url: "/api/v1/tracker/userstories/1?slug=folio", headers: { "x-tracker-token": token } });
+    expect(read.statusCode).toBe(200);
+    const rejected = await app.inject({ method: "POST", url: "/api/v1/tracker/auth", payload: { username: "alice", password: `${password}-typo` } });
+    expect(rejected.statusCode).toBe(400);
+    fake.interfere("server-error");
+    const failed = await app.inject({ method: "GET", url: "/api/v1/tracker/task-statuses?slug=folio", headers: { "x-tracker-token": token } });
+    expect(failed.statusCode).toBe(502);
+
+    const log = output.join("");
+    expect(output.length).toBeGreaterThanOrEqual(8);
+    expect(log).toContain("/api/v1/tracker/auth");
+    expect(log).toContain("/api/v1/tracker/userstories/1");
+    expect(log).not.toContain(password);
+    expect(log).not.toContain(token);
+  });
+});

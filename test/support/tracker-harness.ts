@@ -1,0 +1,66 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { renderError } from "../../src/http/problem-details.js";
+import { trackerRoutes } from "../../src/http/routes/tracker.js";
+import { compileValidator } from "../../src/http/validator.js";
+import { TaigaClient } from "../../src/tracker/taiga-client.js";
+import { FakeTaiga, type FakeProject, type FakeStatus, type FakeTicket, type FakeUser } from "./fake-taiga.js";
+
+export const JSON_TYPE = "application/json; charset=utf-8";
+export const PROBLEM_TYPE = "application/problem+json; charset=utf-8";
+
+export interface TrackerHarness {
+  app: FastifyInstance;
+  fake: FakeTaiga;
+  close(): Promise<void>;
+}
+
+/**
+ * The tracker routes on a bare Fastify app with the service's validator and error renderer, talking
+ * to a fresh fake Taiga over real HTTP on 127.0.0.1. `apiUrl` points the client elsewhere (a closed
+ * port); `tracker: false` builds the routes without a tracker.
+ */
+export async function startTrackerHarness(options: { timeoutMs?: number; loginType?: string; apiUrl?: string; tracker?: boolean } = {}): Promise<TrackerHarness> {
+  const fake = await FakeTaiga.start();
+  const tracker =
+    options.tracker === false
+      ? undefined
+      : new TaigaClient({ apiUrl: options.apiUrl ?? fake.apiUrl, loginType: options.loginType ?? "ldap", timeoutMs: options.timeoutMs ?? 5000 });
+  const app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(compileValidator);
+  app.setErrorHandler(renderError);
+  await app.register(trackerRoutes, { prefix: "/api/v1", tracker });
+  await app.ready();
+  return {
+    app,
+    fake,
+    async close() {
+      await app.close();
+      await tracker?.close();
+      await fake.close();
+    },
+  };
+}
+
+/** A small tracker world: one member with a token, a project with a story, a task and a stranger's project. */
+export interface TrackerWorld {
+  alice: FakeUser;
+  token: string;
+  project: FakeProject;
+  story: FakeTicket;
+  task: FakeTicket;
+  inProgress: FakeStatus;
+  done: FakeStatus;
+  other: FakeProject;
+}
+
+export function seedWorld(fake: FakeTaiga): TrackerWorld {
+  const alice = fake.addUser({ username: "alice", password: "s3cret-Pa55word", fullName: "Alice Liddell" });
+  const bob = fake.addUser({ username: "bob", password: "bobs-password" });
+  const project = fake.addProject({ name: "Folio", slug: "alice-folio", members: [alice, bob] });
+  const other = fake.addProject({ name: "Secret", slug: "bob-secret", members: [bob] });
+  const [, inProgress, done] = project.statuses.userstories;
+  const story = fake.addStory({ project, subject: "Login page", status: inProgress, assignedTo: bob });
+  const task = fake.addTask({ project, subject: "Write the form", userStory: story });
+  return { alice, token: fake.issueToken(alice), project, story, task, inProgress: inProgress!, done: done!, other };
+}
