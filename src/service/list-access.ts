@@ -24,18 +24,28 @@ export class ListAccess {
 
   /** Resolves when `credentials` (user and password of HTTP Basic) may read the list; throws otherwise. */
   async check(credentials: { user: string; password: string } | undefined): Promise<void> {
-    const { store, clock, config } = this.options;
-    const lock = await store.getListLock();
-    const now = clock.now();
-    if (lock.lockedUntil > now) throw locked(lock.lockedUntil - now);
-    if (credentials && credentials.user === LIST_USER && config.hash && (await matches(credentials.password, config.hash))) {
+    const { store, config } = this.options;
+    await this.refuseWhileLocked();
+    const right =
+      credentials !== undefined && credentials.user === LIST_USER && config.hash !== undefined && (await matches(credentials.password, config.hash));
+    // The comparison takes a while. A lock that attempts running in parallel (here or on another
+    // instance) set meanwhile holds for this attempt too: otherwise any number of parallel guesses
+    // would be judged past the limit, and their 200 or 401 would tell the right one.
+    await this.refuseWhileLocked();
+    if (right) {
       await store.resetListFailures();
       return;
     }
     // The attempt that reaches the limit is still answered as the failure it is; the lock
     // answers from the next attempt on.
-    await store.recordListFailure(clock.now(), config.maxFailures, config.lockSeconds * 1000);
+    await store.recordListFailure(this.options.clock.now(), config.maxFailures, config.lockSeconds * 1000);
     throw new ServiceError("credentials-required", config.hash ? "user or password is wrong" : "the document list is locked: no master password is configured");
+  }
+
+  private async refuseWhileLocked(): Promise<void> {
+    const lock = await this.options.store.getListLock();
+    const now = this.options.clock.now();
+    if (lock.lockedUntil > now) throw locked(lock.lockedUntil - now);
   }
 }
 
