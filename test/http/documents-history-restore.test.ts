@@ -1,0 +1,285 @@
+import type { LightMyRequestResponse } from "fastify";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildTestApp, type TestApp } from "../support/test-app.js";
+import {
+  T0,
+  UNKNOWN_ID,
+  at,
+  checksum,
+  createDocument,
+  expectJson,
+  expectProblem,
+  invalid,
+  notFound,
+  type DocumentJson,
+} from "../support/http-expect.js";
+
+const DOCUMENTS = "/api/v1/documents";
+
+let t: TestApp;
+
+beforeEach(async () => {
+  t = await buildTestApp();
+});
+
+afterEach(async () => {
+  await t.close();
+});
+
+const history = (id: string) => t.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}/history` });
+const put = (id: string, title: string, content: string) => t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title, content } });
+const remove = (id: string) => t.app.inject({ method: "DELETE", url: `${DOCUMENTS}/${id}` });
+
+function restore(id: string, body?: unknown): Promise<LightMyRequestResponse> {
+  return t.app.inject({ method: "POST", url: `${DOCUMENTS}/${id}/restore`, ...(body === undefined ? {} : { payload: body as object }) });
+}
+
+/** A sync (non-milestone) content patch that replaces line 0 of `base` with `line`. */
+function patchLine(id: string, baseVersion: number, base: string, seq: number, line: string, milestone = false) {
+  return t.app.inject({
+    method: "PATCH",
+    url: `${DOCUMENTS}/${id}/content`,
+    payload: { baseVersion, checksum: checksum(base), clientId: "client-1", seq, displayName: "Ann", milestone, ops: [{ op: "replace", index: 0, count: 1, lines: [line] }] },
+  });
+}
+
+function entry(id: string, version: number, changeType: string, title: string, content: string, timestamp: string, sender?: { clientId: string; displayName: string }) {
+  return { documentId: id, version, title, content, changeType, timestamp, ...sender };
+}
+
+describe("GET /documents/{documentId}/history", () => {
+  it("answers 200 with the CREATED entry of a new document", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "a\nb" });
+
+    expectJson(await history(created.id), 200, [entry(created.id, 1, "CREATED", "Plan", "a\nb", T0)]);
+  });
+
+  it("lists every PUT as a milestone with its full text, oldest first", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "a" });
+    t.clock.advance(1000);
+    await put(created.id, "Plan", "a\nb");
+    t.clock.advance(1000);
+    await put(created.id, "Plan B", "c");
+
+    expectJson(await history(created.id), 200, [
+      entry(created.id, 1, "CREATED", "Plan", "a", T0),
+      entry(created.id, 2, "UPDATED", "Plan", "a\nb", at(1000)),
+      entry(created.id, 3, "UPDATED", "Plan B", "c", at(2000)),
+    ]);
+  });
+
+  it("still answers 200 for a deleted document, ending with DELETED and the last title and content", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "a" });
+    t.clock.advance(1000);
+    await put(created.id, "Final plan", "b");
+    t.clock.advance(1000);
+    await remove(created.id);
+
+    expectJson(await history(created.id), 200, [
+      entry(created.id, 1, "CREATED", "Plan", "a", T0),
+      entry(created.id, 2, "UPDATED", "Final plan", "b", at(1000)),
+      entry(created.id, 3, "DELETED", "Final plan", "b", at(2000)),
+    ]);
+  });
+
+  it("leaves sync versions out but always shows the newest state", async () => {
+    const created = await createDocument(t.app, { title: "Live", content: "a" });
+    t.clock.advance(1000);
+    expect((await patchLine(created.id, 1, "a", 1, "b")).statusCode).toBe(200);
+    t.clock.advance(1000);
+    expect((await patchLine(created.id, 2, "b", 2, "c")).statusCode).toBe(200);
+
+    expectJson(await history(created.id), 200, [
+      entry(created.id, 1, "CREATED", "Live", "a", T0),
+      entry(created.id, 3, "UPDATED", "Live", "c", at(2000), { clientId: "client-1", displayName: "Ann" }),
+    ]);
+  });
+
+  it("shows a milestone patch and leaves out the sync versions before it", async () => {
+    const created = await createDocument(t.app, { title: "Live", content: "a" });
+    await patchLine(created.id, 1, "a", 1, "b");
+    await patchLine(created.id, 2, "b", 2, "c", true);
+    await patchLine(created.id, 3, "c", 3, "d");
+    await patchLine(created.id, 4, "d", 4, "e");
+
+    expectJson(await history(created.id), 200, [
+      entry(created.id, 1, "CREATED", "Live", "a", T0),
+      entry(created.id, 3, "UPDATED", "Live", "c", T0, { clientId: "client-1", displayName: "Ann" }),
+      entry(created.id, 5, "UPDATED", "Live", "e", T0, { clientId: "client-1", displayName: "Ann" }),
+    ]);
+  });
+
+  it("promotes the version before a write pause to a milestone", async () => {
+    const created = await createDocument(t.app, { title: "Live", content: "a" });
+    await patchLine(created.id, 1, "a", 1, "b");
+    t.clock.advance(300_000);
+    await patchLine(created.id, 2, "b", 2, "c");
+
+    expectJson(await history(created.id), 200, [
+      entry(created.id, 1, "CREATED", "Live", "a", T0),
+      entry(created.id, 2, "UPDATED", "Live", "b", T0, { clientId: "client-1", displayName: "Ann" }),
+      entry(created.id, 3, "UPDATED", "Live", "c", at(300_000), { clientId: "client-1", displayName: "Ann" }),
+    ]);
+  });
+
+  it("answers 404 for an unknown UUID", async () => {
+    const url = `${DOCUMENTS}/${UNKNOWN_ID}/history`;
+
+    expectProblem(await t.app.inject({ method: "GET", url }), notFound(UNKNOWN_ID, url));
+  });
+
+  it("answers 400 for a malformed UUID", async () => {
+    const url = `${DOCUMENTS}/abc/history`;
+
+    expectProblem(await t.app.inject({ method: "GET", url }), invalid('params.documentId: must match format "uuid"', url));
+  });
+});
+
+describe("POST /documents/{documentId}/restore", () => {
+  /** A document at version 2 ("Plan B", "two"), deleted at version 3 one second after T0. */
+  async function deletedDocument(): Promise<DocumentJson> {
+    const created = await createDocument(t.app, { title: "Plan", content: "one" });
+    await put(created.id, "Plan B", "two");
+    t.clock.advance(1000);
+    await remove(created.id);
+    t.clock.advance(1000);
+    return created;
+  }
+
+  it("brings a deleted document back without a body: RESTORED, same UUID, the state before deletion", async () => {
+    const { id } = await deletedDocument();
+
+    const response = await restore(id);
+
+    const expected = { id, title: "Plan B", content: "two", version: 4, createdAt: T0, updatedAt: at(2000) };
+    expectJson(response, 200, expected);
+    expectJson(await t.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}` }), 200, expected);
+    expectJson(await history(id), 200, [
+      entry(id, 1, "CREATED", "Plan", "one", T0),
+      entry(id, 2, "UPDATED", "Plan B", "two", T0),
+      entry(id, 3, "DELETED", "Plan B", "two", at(1000)),
+      entry(id, 4, "RESTORED", "Plan B", "two", at(2000)),
+    ]);
+  });
+
+  it("takes an empty body sent as application/json as no body", async () => {
+    const { id } = await deletedDocument();
+
+    const response = await t.app.inject({
+      method: "POST",
+      url: `${DOCUMENTS}/${id}/restore`,
+      headers: { "content-type": "application/json" },
+      payload: "",
+    });
+
+    expectJson(response, 200, { id, title: "Plan B", content: "two", version: 4, createdAt: T0, updatedAt: at(2000) });
+  });
+
+  it("takes an object without version like no body", async () => {
+    const { id } = await deletedDocument();
+
+    expectJson(await restore(id, {}), 200, { id, title: "Plan B", content: "two", version: 4, createdAt: T0, updatedAt: at(2000) });
+  });
+
+  it("restores a deleted document to a named version as RESTORED", async () => {
+    const { id } = await deletedDocument();
+
+    expectJson(await restore(id, { version: 1 }), 200, { id, title: "Plan", content: "one", version: 4, createdAt: T0, updatedAt: at(2000) });
+    expect((await history(id)).json<{ changeType: string }[]>().at(-1)?.changeType).toBe("RESTORED");
+  });
+
+  it("rolls a living document back to a version's title and content as ROLLED_BACK", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "one" });
+    t.clock.advance(1000);
+    await put(created.id, "Plan B", "two\nlines");
+    t.clock.advance(1000);
+
+    const response = await restore(created.id, { version: 1 });
+
+    const expected = { id: created.id, title: "Plan", content: "one", version: 3, createdAt: T0, updatedAt: at(2000) };
+    expectJson(response, 200, expected);
+    expectJson(await t.app.inject({ method: "GET", url: `${DOCUMENTS}/${created.id}` }), 200, expected);
+    expectJson(await history(created.id), 200, [
+      entry(created.id, 1, "CREATED", "Plan", "one", T0),
+      entry(created.id, 2, "UPDATED", "Plan B", "two\nlines", at(1000)),
+      entry(created.id, 3, "ROLLED_BACK", "Plan", "one", at(2000)),
+    ]);
+  });
+
+  it("rolls back to a sync version, rebuilding its text", async () => {
+    const created = await createDocument(t.app, { title: "Live", content: "a" });
+    await patchLine(created.id, 1, "a", 1, "b");
+    await patchLine(created.id, 2, "b", 2, "c");
+
+    expectJson(await restore(created.id, { version: 2 }), 200, {
+      id: created.id,
+      title: "Live",
+      content: "b",
+      version: 4,
+      createdAt: T0,
+      updatedAt: T0,
+    });
+  });
+
+  it("answers 409 without a version when the document exists, and changes nothing", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "one" });
+    const url = `${DOCUMENTS}/${created.id}/restore`;
+
+    expectProblem(await restore(created.id), {
+      status: 409,
+      code: "document-exists",
+      title: "Document exists",
+      detail: `document ${created.id} exists; name a version to roll back to`,
+      instance: url,
+    });
+    expect((await restore(created.id, {})).statusCode).toBe(409);
+    expectJson(await history(created.id), 200, [entry(created.id, 1, "CREATED", "Plan", "one", T0)]);
+  });
+
+  it("answers 404 for an unknown document", async () => {
+    expectProblem(await restore(UNKNOWN_ID), notFound(UNKNOWN_ID, `${DOCUMENTS}/${UNKNOWN_ID}/restore`));
+  });
+
+  it("answers 404 for an unknown document with a version", async () => {
+    expectProblem(await restore(UNKNOWN_ID, { version: 1 }), notFound(UNKNOWN_ID, `${DOCUMENTS}/${UNKNOWN_ID}/restore`));
+  });
+
+  it("answers 404 for a version that does not exist", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "one" });
+
+    expectProblem(await restore(created.id, { version: 99 }), {
+      status: 404,
+      code: "not-found",
+      title: "Not found",
+      detail: `document ${created.id} has no version 99`,
+      instance: `${DOCUMENTS}/${created.id}/restore`,
+    });
+  });
+
+  it("answers 400 for version 0, below the schema's minimum of 1", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "one" });
+
+    expectProblem(await restore(created.id, { version: 0 }), invalid("body.version: must be >= 1", `${DOCUMENTS}/${created.id}/restore`));
+  });
+
+  it("answers 400 for a version that is not an integer", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "one" });
+
+    expectProblem(await restore(created.id, { version: "1" }), invalid("body.version: must be integer", `${DOCUMENTS}/${created.id}/restore`));
+  });
+
+  it("answers 400 for a body that is not JSON", async () => {
+    const created = await createDocument(t.app, { title: "Plan", content: "one" });
+    const url = `${DOCUMENTS}/${created.id}/restore`;
+
+    const response = await t.app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: "{version: 1}" });
+
+    expectProblem(response, invalid("the body is not valid JSON: Body is not valid JSON but content-type is set to 'application/json'", url));
+  });
+
+  it("answers 400 for a malformed UUID", async () => {
+    const url = `${DOCUMENTS}/not-a-uuid/restore`;
+
+    expectProblem(await t.app.inject({ method: "POST", url }), invalid('params.documentId: must match format "uuid"', url));
+  });
+});

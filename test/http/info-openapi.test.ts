@@ -1,0 +1,217 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { buildTestApp, type TestApp, type TestAppOptions } from "../support/test-app.js";
+import { JSON_TYPE, expectJson } from "../support/http-expect.js";
+
+let t: TestApp | undefined;
+
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+async function app(options: TestAppOptions = {}): Promise<TestApp> {
+  t = await buildTestApp(options);
+  return t;
+}
+
+describe("GET /info", () => {
+  it("answers the service's name and version and no tracker by default", async () => {
+    const { app: server } = await app({ identity: { name: "folio", version: "1.2.3" } });
+
+    expectJson(await server.inject({ method: "GET", url: "/api/v1/info" }), 200, { name: "folio", version: "1.2.3", tracker: false });
+  });
+
+  it("reports builtAt when the identity has it", async () => {
+    const { app: server } = await app({ identity: { name: "folio", version: "1.2.3", builtAt: "2026-01-02T03:04:05.000Z" } });
+
+    expectJson(await server.inject({ method: "GET", url: "/api/v1/info" }), 200, {
+      name: "folio",
+      version: "1.2.3",
+      builtAt: "2026-01-02T03:04:05.000Z",
+      tracker: false,
+    });
+  });
+
+  it("reports tracker true when a tracker API is configured", async () => {
+    const { app: server } = await app({ config: (config) => (config.tracker.apiUrl = "https://tracker.example/api/v1") });
+
+    expectJson(await server.inject({ method: "GET", url: "/api/v1/info" }), 200, { name: "folio", version: "0.1.0", tracker: true });
+  });
+
+  it("reports the tracker front end without its trailing slash", async () => {
+    const { app: server } = await app({
+      config: (config) => {
+        config.tracker.apiUrl = "https://tracker.example/api/v1";
+        config.tracker.webUrl = "https://tracker.example/";
+      },
+    });
+
+    expectJson(await server.inject({ method: "GET", url: "/api/v1/info" }), 200, {
+      name: "folio",
+      version: "0.1.0",
+      tracker: true,
+      trackerWeb: "https://tracker.example",
+    });
+  });
+});
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+  parameters?: { in: string; name: string; required?: boolean; schema: Record<string, unknown> }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: { required?: string[]; properties?: Record<string, unknown> } }> };
+  security?: Record<string, unknown>[];
+}
+
+interface OpenApiDocument {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, Record<string, unknown>> };
+}
+
+async function openApi(): Promise<OpenApiDocument> {
+  const { app: server } = await app();
+  const response = await server.inject({ method: "GET", url: "/api/v1/openapi.json" });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers["content-type"]).toBe(JSON_TYPE);
+  return response.json<OpenApiDocument>();
+}
+
+const DOCUMENT = "/api/v1/documents/{documentId}";
+
+/** path + method → the statuses the interface lists (plus 400 for a malformed UUID and 413 for a large body). */
+const STATUSES: [string, string, string[]][] = [
+  ["get", "/api/v1/documents", ["200", "401", "429"]],
+  ["post", "/api/v1/documents", ["201", "400", "413"]],
+  ["get", DOCUMENT, ["200", "400", "404"]],
+  ["put", DOCUMENT, ["200", "400", "404", "409", "413"]],
+  ["delete", DOCUMENT, ["204", "400", "404"]],
+  ["get", `${DOCUMENT}/history`, ["200", "400", "404"]],
+  ["post", `${DOCUMENT}/restore`, ["200", "400", "404", "409"]],
+  ["patch", `${DOCUMENT}/title`, ["200", "400", "404", "409"]],
+  ["patch", `${DOCUMENT}/content`, ["200", "400", "404", "409", "413", "422"]],
+  ["get", "/api/v1/info", ["200"]],
+];
+
+function operation(document: OpenApiDocument, method: string, path: string): Operation {
+  const found = document.paths[path]?.[method];
+  if (!found) throw new Error(`the OpenAPI document has no ${method.toUpperCase()} ${path}`);
+  return found;
+}
+
+describe("GET /api/v1/openapi.json", () => {
+  it("is an OpenAPI 3.0 document of the interface version 0.1.0", async () => {
+    const document = await openApi();
+
+    expect(document.openapi).toMatch(/^3\.0\.\d+$/);
+    expect(document.info.version).toBe("0.1.0");
+  });
+
+  it.each(STATUSES)("describes %s %s with exactly its statuses", async (method, path, statuses) => {
+    const document = await openApi();
+
+    expect(Object.keys(operation(document, method, path).responses).sort()).toEqual(statuses);
+  });
+
+  it("describes every error of the document routes as application/problem+json", async () => {
+    const document = await openApi();
+
+    const mediaTypes = STATUSES.filter(([, path]) => !path.endsWith("/content")).flatMap(([method, path]) =>
+      Object.entries(operation(document, method, path).responses)
+        .filter(([status]) => Number(status) >= 400)
+        .map(([status, response]) => [`${method} ${path} ${status}`, Object.keys(response.content ?? {})]),
+    );
+    expect(mediaTypes.length).toBeGreaterThan(10);
+    expect(mediaTypes).toEqual(mediaTypes.map(([name]) => [name, ["application/problem+json"]]));
+  });
+
+  it("describes the 204 of DELETE without a body", async () => {
+    const document = await openApi();
+
+    expect(operation(document, "delete", DOCUMENT).responses["204"]?.content).toBeUndefined();
+  });
+
+  it("describes the Retry-After header of the list's 429 and the challenge of its 401", async () => {
+    const responses = operation(await openApi(), "get", "/api/v1/documents").responses;
+
+    expect(Object.keys(responses["429"]?.headers ?? {})).toEqual(["Retry-After"]);
+    expect(Object.keys(responses["401"]?.headers ?? {})).toEqual(["WWW-Authenticate"]);
+  });
+
+  it("describes documentId as a required UUID path parameter wherever the path has it", async () => {
+    const document = await openApi();
+
+    for (const [method, path] of STATUSES.filter(([, path]) => path.includes("{documentId}"))) {
+      const parameters = (operation(document, method, path).parameters ?? []).map((parameter) => ({
+        in: parameter.in,
+        name: parameter.name,
+        required: parameter.required,
+        type: parameter.schema.type,
+        format: parameter.schema.format,
+      }));
+      expect([method, path, parameters]).toEqual([method, path, [{ in: "path", name: "documentId", required: true, type: "string", format: "uuid" }]]);
+    }
+  });
+
+  it.each([
+    ["post", "/api/v1/documents", ["title", "content"], ["title", "content"]],
+    ["put", DOCUMENT, ["title", "content"], ["title", "content", "expectedVersion"]],
+    ["patch", `${DOCUMENT}/title`, ["title", "expectedVersion"], ["title", "expectedVersion"]],
+  ])("describes the JSON request body of %s %s", async (method, path, required, properties) => {
+    const body = operation(await openApi(), method, path).requestBody;
+
+    const schema = body?.content["application/json"]?.schema;
+    expect({ bodyRequired: body?.required, required: schema?.required, properties: Object.keys(schema?.properties ?? {}) }).toEqual({
+      bodyRequired: true,
+      required,
+      properties,
+    });
+  });
+
+  it("describes the restore body with its optional version", async () => {
+    const body = operation(await openApi(), "post", `${DOCUMENT}/restore`).requestBody;
+
+    expect(Object.keys(body?.content["application/json"]?.schema.properties ?? {})).toEqual(["version"]);
+    expect(body?.content["application/json"]?.schema.required).toBeUndefined();
+  });
+
+  // Bug in src/http/app.ts (not this suite's to change): @fastify/swagger marks every declared body
+  // as required (lib/spec/openapi/utils.js sets requestBody.required = true), so the restore body,
+  // which interface §2 calls "the whole body is optional", is described as required. A
+  // `transformObject` (or `transform`) in the swagger registration has to clear it for restore.
+  it.todo("describes the restore body as optional (requestBody.required false)", async () => {
+    const body = operation(await openApi(), "post", `${DOCUMENT}/restore`).requestBody;
+
+    expect(body?.required).toBe(false);
+  });
+
+  it("protects only the list with the master password, and applies bearerAuth nowhere", async () => {
+    const document = await openApi();
+
+    expect(document.components.securitySchemes.masterPassword).toEqual(expect.objectContaining({ type: "http", scheme: "basic" }));
+    expect(document.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: "http", scheme: "bearer", bearerFormat: "JWT" }));
+    const secured = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, op]) => (op.security ?? []).length > 0)
+        .map(([method, op]) => [`${method} ${path}`, op.security]),
+    );
+    expect(secured).toEqual([["get /api/v1/documents", [{ masterPassword: [] }]]]);
+  });
+});
+
+describe("GET /api/v1/docs", () => {
+  it("answers 200 with the browsable HTML view, after at most a few redirects", async () => {
+    const { app: server } = await app();
+
+    let url = "/api/v1/docs";
+    let response = await server.inject({ method: "GET", url });
+    for (let hop = 0; hop < 3 && response.statusCode >= 300 && response.statusCode < 400; hop++) {
+      url = new URL(String(response.headers.location), `http://localhost${url}`).pathname;
+      response = await server.inject({ method: "GET", url });
+    }
+
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(response.body).toContain("<html");
+  });
+});

@@ -1,0 +1,101 @@
+import { createHash } from "node:crypto";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { expect } from "vitest";
+
+export const JSON_TYPE = "application/json; charset=utf-8";
+export const PROBLEM_TYPE = "application/problem+json; charset=utf-8";
+export const BASIC_CHALLENGE = 'Basic realm="documents", charset="UTF-8"';
+
+/** The default time of {@link ManualClock}, as the service renders it. */
+export const T0 = "2026-01-05T10:00:00.000Z";
+export const T0_MS = Date.parse(T0);
+
+/** The ISO time `ms` milliseconds after {@link T0}. */
+export function at(ms: number): string {
+  return new Date(T0_MS + ms).toISOString();
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A well-formed UUID that no test creates. */
+export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
+
+/** The problem body the service renders for one kind of problem. */
+export interface ExpectedProblem {
+  status: number;
+  code: string;
+  title: string;
+  detail: string;
+  instance: string;
+}
+
+/** Asserts status, content type and the exact RFC 9457 body of a problem answer. */
+export function expectProblem(response: LightMyRequestResponse, expected: ExpectedProblem): void {
+  expect({ status: response.statusCode, contentType: response.headers["content-type"], body: response.json<unknown>() }).toEqual({
+    status: expected.status,
+    contentType: PROBLEM_TYPE,
+    body: {
+      type: `urn:folio:problem:${expected.code}`,
+      title: expected.title,
+      status: expected.status,
+      detail: expected.detail,
+      instance: expected.instance,
+    },
+  });
+}
+
+/** Asserts a JSON answer: status, exact content type and exact body. */
+export function expectJson(response: LightMyRequestResponse, status: number, body: unknown): void {
+  expect({ status: response.statusCode, contentType: response.headers["content-type"], body: response.json<unknown>() }).toEqual({
+    status,
+    contentType: JSON_TYPE,
+    body,
+  });
+}
+
+/** The problem of a body that fails the request schema. */
+export function invalid(detail: string, instance: string): ExpectedProblem {
+  return { status: 400, code: "invalid-request", title: "Invalid request", detail, instance };
+}
+
+/** The problem of an unknown or deleted document. */
+export function notFound(id: string, instance: string): ExpectedProblem {
+  return { status: 404, code: "not-found", title: "Not found", detail: `no document ${id}`, instance };
+}
+
+export interface DocumentJson {
+  id: string;
+  title: string;
+  content: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface HistoryEntryJson {
+  documentId: string;
+  version: number;
+  title: string;
+  content: string;
+  changeType: string;
+  timestamp: string;
+  clientId?: string;
+  displayName?: string;
+}
+
+/** Creates a document through the API and returns its JSON (the id is random: capture it). */
+export async function createDocument(app: FastifyInstance, body: { title: string; content: string }): Promise<DocumentJson> {
+  const response = await app.inject({ method: "POST", url: "/api/v1/documents", payload: body });
+  expect(response.statusCode).toBe(201);
+  return response.json<DocumentJson>();
+}
+
+/** The `Authorization` value of HTTP Basic for `user` and `password`. */
+export function basicAuth(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`;
+}
+
+/** The checksum of decisions §4 for a text with LF line endings. */
+export function checksum(text: string): string {
+  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+}
