@@ -1,0 +1,121 @@
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+
+/** The repository root, where package.json and src/ live. */
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** `node --import <tsx>`: runs the TypeScript sources as they are, from any working directory. */
+export function tsxNodeArguments(script: string): string[] {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  return ["--import", tsx, fileURLToPath(new URL(`../../${script}`, import.meta.url))];
+}
+
+/** One JSON log line of the service (pino). */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The service running as a child process, with its log lines collected as they come. */
+export interface ServerProcess {
+  readonly child: ChildProcessByStdio<Writable, Readable, Readable>;
+  readonly lines: LogLine[];
+  /** What the process wrote to stdout that is not a JSON line, and everything it wrote to stderr. */
+  readonly rawOutput: () => string;
+  /** Resolves with the first log line (already seen or still to come) that `matches`; rejects after `timeoutMs`. */
+  waitForLine(matches: (line: LogLine) => boolean, timeoutMs: number): Promise<LogLine>;
+  /** Resolves when the process has exited; rejects after `timeoutMs` (and kills it). */
+  waitForExit(timeoutMs: number): Promise<ExitStatus>;
+  /** Kills the process if it still runs (cleanup after a failed test). */
+  kill(): void;
+}
+
+/**
+ * Starts `script` (relative to the repository root) with exactly `env` plus PATH, in `cwd`, so
+ * neither the caller's environment nor a service.yaml of the repository leaks in.
+ */
+export function startProcess(script: string, env: Record<string, string>, cwd: string): ServerProcess {
+  const child = spawn(process.execPath, tsxNodeArguments(script), {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const lines: LogLine[] = [];
+  const raw: string[] = [];
+  const waiters = new Set<() => void>();
+  const notify = () => waiters.forEach((waiter) => waiter());
+
+  createInterface({ input: child.stdout }).on("line", (text) => {
+    try {
+      lines.push(JSON.parse(text) as LogLine);
+    } catch {
+      raw.push(text);
+    }
+    notify();
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => raw.push(chunk));
+
+  let exitStatus: ExitStatus | undefined;
+  const exited = new Promise<ExitStatus>((resolve) =>
+    child.once("exit", (code, signal) => {
+      exitStatus = { code, signal };
+      notify();
+      resolve(exitStatus);
+    }),
+  );
+  // The exit code is known before the last piped output is read; wait for the pipes too.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+
+  const describe = () => `log lines:\n${lines.map((line) => JSON.stringify(line)).join("\n")}\nother output:\n${raw.join("")}`;
+
+  return {
+    child,
+    lines,
+    rawOutput: () => raw.join(""),
+    waitForLine(matches, timeoutMs) {
+      return new Promise<LogLine>((resolve, reject) => {
+        const check = () => {
+          const found = lines.find(matches);
+          if (found) finish(() => resolve(found));
+          else if (exitStatus) finish(() => reject(new Error(`the process exited (${JSON.stringify(exitStatus)}) before the line came\n${describe()}`)));
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`no such log line within ${timeoutMs} ms\n${describe()}`))), timeoutMs);
+        const finish = (settle: () => void) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          settle();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    async waitForExit(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          reject(new Error(`the process did not exit within ${timeoutMs} ms\n${describe()}`));
+        }, timeoutMs);
+      });
+      try {
+        const status = await Promise.race([exited, timeout]);
+        await Promise.race([closed, timeout]);
+        return status;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    },
+  };
+}
