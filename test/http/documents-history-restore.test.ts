@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import {
   T0,
+  T0_MS,
   UNKNOWN_ID,
   at,
   checksum,
@@ -218,6 +219,40 @@ describe("POST /documents/{documentId}/restore", () => {
       version: 4,
       createdAt: T0,
       updatedAt: T0,
+    });
+  });
+
+  describe("after compaction", () => {
+    /** A document with 40 sync versions (v2..v41, line 0 = "line 1".."line 40"), compacted as far as it goes. */
+    async function compactedDocument(): Promise<DocumentJson> {
+      const created = await createDocument(t.app, { title: "Busy", content: "line 0\nend" });
+      for (let seq = 1; seq <= 40; seq++) {
+        const response = await patchLine(created.id, seq, `line ${seq - 1}\nend`, seq, `line ${seq}`);
+        expect(response.statusCode).toBe(200);
+      }
+      const compaction = await t.store.compact(T0_MS + 1);
+      expect(compaction.versions).toBeGreaterThan(0);
+      return created;
+    }
+
+    it("answers 404 for a compacted target version", async () => {
+      const { id } = await compactedDocument();
+
+      expectProblem(await restore(id, { version: 3 }), {
+        status: 404,
+        code: "not-found",
+        title: "Not found",
+        detail: `version 3 of document ${id} was compacted`,
+        instance: `${DOCUMENTS}/${id}/restore`,
+      });
+    });
+
+    it("still restores a deleted document from its deletion record", async () => {
+      const { id } = await compactedDocument();
+      await remove(id);
+      await t.store.compact(T0_MS + 1);
+
+      expectJson(await restore(id), 200, { id, title: "Busy", content: "line 40\nend", version: 43, createdAt: T0, updatedAt: T0 });
     });
   });
 

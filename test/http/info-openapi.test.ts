@@ -90,6 +90,7 @@ const STATUSES: [string, string, string[]][] = [
   ["post", `${DOCUMENT}/restore`, ["200", "400", "404", "409"]],
   ["patch", `${DOCUMENT}/title`, ["200", "400", "404", "409"]],
   ["patch", `${DOCUMENT}/content`, ["200", "400", "404", "409", "413", "422"]],
+  ["get", `${DOCUMENT}/changes`, ["200", "204", "400", "404"]],
   ["get", "/api/v1/info", ["200"]],
 ];
 
@@ -116,13 +117,25 @@ describe("GET /api/v1/openapi.json", () => {
   it("describes every error of the document routes as application/problem+json", async () => {
     const document = await openApi();
 
-    const mediaTypes = STATUSES.filter(([, path]) => !path.endsWith("/content")).flatMap(([method, path]) =>
+    const mediaTypes = STATUSES.filter(([, path]) => !path.endsWith("/content") && !path.endsWith("/changes")).flatMap(([method, path]) =>
       Object.entries(operation(document, method, path).responses)
         .filter(([status]) => Number(status) >= 400)
         .map(([status, response]) => [`${method} ${path} ${status}`, Object.keys(response.content ?? {})]),
     );
     expect(mediaTypes.length).toBeGreaterThan(10);
     expect(mediaTypes).toEqual(mediaTypes.map(([name]) => [name, ["application/problem+json"]]));
+  });
+
+  // Not in the files of this suite: src/http/routes/changes.ts declares its 400 and 404 with the bare
+  // ProblemDetail schema, so they are described as application/json although they leave as
+  // application/problem+json (the content and document routes use a content map).
+  it.todo("describes the errors of the change feed as application/problem+json", async () => {
+    const responses = operation(await openApi(), "get", `${DOCUMENT}/changes`).responses;
+
+    expect([Object.keys(responses["400"]?.content ?? {}), Object.keys(responses["404"]?.content ?? {})]).toEqual([
+      ["application/problem+json"],
+      ["application/problem+json"],
+    ]);
   });
 
   it("describes the 204 of DELETE without a body", async () => {
@@ -142,7 +155,8 @@ describe("GET /api/v1/openapi.json", () => {
     const document = await openApi();
 
     for (const [method, path] of STATUSES.filter(([, path]) => path.includes("{documentId}"))) {
-      const parameters = (operation(document, method, path).parameters ?? []).map((parameter) => ({
+      const inPath = (operation(document, method, path).parameters ?? []).filter((parameter) => parameter.in === "path");
+      const parameters = inPath.map((parameter) => ({
         in: parameter.in,
         name: parameter.name,
         required: parameter.required,
@@ -151,6 +165,23 @@ describe("GET /api/v1/openapi.json", () => {
       }));
       expect([method, path, parameters]).toEqual([method, path, [{ in: "path", name: "documentId", required: true, type: "string", format: "uuid" }]]);
     }
+  });
+
+  it("describes the query parameters of the change feed", async () => {
+    const parameters = (operation(await openApi(), "get", `${DOCUMENT}/changes`).parameters ?? []).filter((parameter) => parameter.in === "query");
+
+    expect(
+      parameters.map((parameter) => ({
+        name: parameter.name,
+        required: parameter.required,
+        type: parameter.schema.type,
+        minimum: parameter.schema.minimum,
+        default: parameter.schema.default,
+      })),
+    ).toEqual([
+      { name: "since", required: true, type: "integer", minimum: 0, default: undefined },
+      { name: "wait", required: false, type: "integer", minimum: 0, default: 25 },
+    ]);
   });
 
   it.each([
