@@ -64,10 +64,18 @@ export class ContentPatcher {
       const current = await doc.lines();
       const applied = applyOps(current, ops);
       if (!applied.ok) throw new ServiceError("range-outside-text", applied.message);
+      let lines = applied.lines;
+      if (lines.length === 0) {
+        // Ops that take out every line leave no line at all, but the empty text is one empty line
+        // (decisions §4). Record them as putting that line in, so that the head, a replay of the
+        // stored ops and a split of the stored text all agree on [""].
+        lines = [""];
+        ops = [{ index: 0, count: current.length, lines: [""] }];
+      }
 
       let version = head.version;
       if (ops.length > 0 || patch.milestone === true) {
-        const text = joinLines(applied.lines);
+        const text = joinLines(lines);
         const bytes = Buffer.byteLength(text, "utf8");
         if (bytes > this.options.maxContentBytes) {
           throw new ServiceError("content-too-large", `the patched content would be ${bytes} bytes; the limit is ${this.options.maxContentBytes}`);
@@ -76,7 +84,7 @@ export class ContentPatcher {
           changeType: "UPDATED",
           milestone: patch.milestone === true,
           title: head.title,
-          lines: applied.lines,
+          lines,
           text,
           ops,
           deleted: false,
