@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { Type, type Static } from "@sinclair/typebox";
+import { parseStorageUrl, StorageUrlError } from "./storage/storage-url.js";
 
 /** The service's configuration: one schema, one typed and frozen object; nothing else reads process.env. */
 export const ConfigSchema = Type.Object({
@@ -70,19 +71,13 @@ function httpUrl(raw: string, key: string): string {
 }
 
 function storageUrl(raw: string, key: string): string {
-  if (raw.startsWith("sqlite:")) {
-    if (raw.length === "sqlite:".length) throw new ConfigError(`${key}: "${raw}" names no file`);
-    return raw;
+  try {
+    parseStorageUrl(raw);
+  } catch (error) {
+    if (error instanceof StorageUrlError) throw new ConfigError(`${key}: ${error.message}`);
+    throw error;
   }
-  if (raw.startsWith("postgres://") || raw.startsWith("postgresql://")) {
-    try {
-      new URL(raw);
-    } catch {
-      throw new ConfigError(`${key}: "${raw.replace(/:[^:@/]*@/, ":***@")}" is not a valid PostgreSQL URL`);
-    }
-    return raw;
-  }
-  throw new ConfigError(`${key}: unknown storage scheme in "${raw.split(":")[0]}:"; use sqlite:<path>, sqlite::memory: or postgres://…`);
+  return raw;
 }
 
 function passwordHash(raw: string, key: string): string {

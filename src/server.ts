@@ -3,12 +3,9 @@ import { ConfigError, loadConfig, type Config } from "./config.js";
 import { buildApp, REDACTED_PATHS } from "./http/app.js";
 import { readIdentity } from "./identity.js";
 import { openStore } from "./storage/open-store.js";
+import { redactStorageUrl } from "./storage/storage-url.js";
 
 const logger = pino({ level: process.env.LOG_LEVEL ?? "info", redact: REDACTED_PATHS });
-
-function describeStorage(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
-}
 
 async function main(): Promise<void> {
   let config: Config;
@@ -22,7 +19,9 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const store = await openStore(config.storage.url);
+  const store = await openStore(config.storage.url, {
+    onError: (error) => logger.warn({ err: error }, "PostgreSQL connection trouble; the store recovers by itself"),
+  });
   const app = await buildApp({ config, store, identity: readIdentity(), logger });
 
   let closing: Promise<void> | undefined;
@@ -48,7 +47,7 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => shutdown("SIGINT"));
 
   const address = await app.listen({ host: config.server.host, port: config.server.port });
-  logger.info({ address, storage: describeStorage(config.storage.url), tracker: config.tracker.apiUrl !== undefined }, `listening on ${address}`);
+  logger.info({ address, storage: redactStorageUrl(config.storage.url), tracker: config.tracker.apiUrl !== undefined }, `listening on ${address}`);
 }
 
 main().catch((error: unknown) => {

@@ -10,6 +10,7 @@ import type {
   Store,
   VersionRecord,
 } from "../store.js";
+import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
 import { COMMIT_CHANNEL, CommitNotifier, commitPayload } from "./commit-notifier.js";
 import { migrate } from "./migrations.js";
 import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./pg-codec.js";
@@ -24,8 +25,6 @@ export interface PostgresStoreOptions {
   /** Connection trouble that the store recovers from by itself (a lost LISTEN connection, a broken idle client). */
   onError?: (error: Error) => void;
 }
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 // Every wait is bounded: for a pooled connection, for a statement, for a row lock, and for a
 // transaction left idle by a stuck caller.
@@ -59,7 +58,7 @@ export class PostgresStore implements Store {
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const { schema, poolSize = 10, onError = () => {} } = options;
-    if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${JSON.stringify(schema)}`);
+    if (schema !== undefined && !POSTGRES_SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${JSON.stringify(schema)}`);
     if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new Error(`invalid pool size: ${poolSize}`);
     const connection: pg.ClientConfig = {
       connectionString: url,
