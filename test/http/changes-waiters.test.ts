@@ -1,0 +1,169 @@
+import { connect, type AddressInfo } from "node:net";
+import type { LightMyRequestResponse } from "fastify";
+import { Agent, fetch } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { checksum, createDocument, expectJson, JSON_TYPE } from "../support/http-expect.js";
+import { countCalls } from "../support/count-calls.js";
+import { DOCUMENTS, FeedClient, IDLE_HUB, expectStatus, untilWaiting } from "../support/feed-client.js";
+import { waitUntil } from "../support/wait-until.js";
+
+// What waiting costs: many waiters on one commit, waiters sharing one read, and clients that go
+// away (decisions §8: "a client that goes away while waiting costs nothing afterwards").
+
+let t: TestApp | undefined;
+
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+async function started(options?: Parameters<typeof buildTestApp>[0]): Promise<{ app: TestApp; client: FeedClient }> {
+  t = await buildTestApp(options);
+  return { app: t, client: new FeedClient(t.app) };
+}
+
+const patchAB = { baseVersion: 1, base: "a", seq: 1, clientId: "c-ann", ops: [{ op: "insert" as const, index: 1, lines: ["b"] }] };
+const answerAB = {
+  fromVersion: 1,
+  currentVersion: 2,
+  ops: [{ op: "insert", index: 1, lines: ["b"] }],
+  events: [{ version: 2, changeType: "UPDATED", clientId: "c-ann" }],
+};
+
+describe("GET /documents/{documentId}/changes with many waiters", () => {
+  it("answers 1,000 concurrent waiters on one document with one patch, all with the same body, and keeps nothing", async () => {
+    const { app, client } = await started();
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    const polls = Array.from({ length: 1000 }, () => client.changes(id, 1, 30));
+    await untilWaiting(app.services.hub, 1000, { maxMs: 10_000 });
+
+    expectStatus(await client.patch(id, patchAB), 200);
+    const answers = await Promise.all(polls);
+
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array.from({ length: 1000 }, () => 200));
+    expect(new Set(answers.map((answer) => answer.headers["content-type"]))).toEqual(new Set([JSON_TYPE]));
+    expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
+    expectJson(answers[0]!, 200, answerAB);
+    expect(app.services.hub.stats()).toEqual(IDLE_HUB);
+  });
+
+  it("computes one answer for 100 waiters with the same since woken by one commit: one read of the store", async () => {
+    const store = SqliteStore.open(":memory:");
+    const counts = countCalls(store, ["getDocument", "getVersions", "getVersion"]);
+    const { app, client } = await started({ store });
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    const polls = Array.from({ length: 100 }, () => client.changes(id, 1, 30));
+    await untilWaiting(app.services.hub, 100);
+    counts.reset();
+
+    expectStatus(await client.patch(id, patchAB), 200);
+    const answers = await Promise.all(polls);
+
+    for (const answer of answers) expectJson(answer, 200, answerAB);
+    expect(counts.calls).toEqual({ getDocument: 1, getVersions: 1, getVersion: 1 });
+  });
+});
+
+describe("GET /documents/{documentId}/changes when the client goes away", () => {
+  // Real sockets on the loopback interface: only a closed connection shows what a vanished client costs.
+  // The agent is destroyed before the app closes: undici keeps spare connections open that never carry
+  // a request, and the server's close would wait for them.
+  let agent: Agent | undefined;
+
+  afterEach(async () => {
+    await agent?.destroy();
+    agent = undefined;
+  });
+
+  async function listening(app: TestApp): Promise<{ address: string; agent: Agent }> {
+    agent = new Agent();
+    return { address: await app.app.listen({ host: "127.0.0.1", port: 0 }), agent };
+  }
+
+  it("leaves no waiter and no timer behind when 50 clients on real sockets abort their waits", async () => {
+    const { app } = await started();
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    const { address, agent } = await listening(app);
+    const controllers = Array.from({ length: 50 }, () => new AbortController());
+    const requests = controllers.map((controller) =>
+      fetch(`${address}${DOCUMENTS}/${id}/changes?since=1&wait=30`, { signal: controller.signal, dispatcher: agent }).then(
+        (response) => `answered ${response.status}`,
+        (error: Error) => error.name,
+      ),
+    );
+    await untilWaiting(app.services.hub, 50);
+
+    for (const controller of controllers) controller.abort();
+
+    expect(await Promise.all(requests)).toEqual(Array.from({ length: 50 }, () => "AbortError"));
+    expect(await waitUntil(() => app.services.hub.stats().waiters === 0 && app.services.hub.stats().timers === 0)).toBe(true);
+    expect(app.services.hub.stats()).toEqual(IDLE_HUB);
+  });
+
+  it("still answers the waiters that stay when others abort", async () => {
+    const { app } = await started();
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    const { address, agent } = await listening(app);
+    const url = `${address}${DOCUMENTS}/${id}/changes?since=1&wait=30`;
+    const leaving = Array.from({ length: 10 }, () => new AbortController());
+    const gone = leaving.map((controller) => fetch(url, { signal: controller.signal, dispatcher: agent }).catch((error: Error) => error.name));
+    const staying = Array.from({ length: 10 }, () =>
+      fetch(url, { dispatcher: agent }).then(async (response) => ({ status: response.status, body: await response.json() })),
+    );
+    await untilWaiting(app.services.hub, 20);
+
+    for (const controller of leaving) controller.abort();
+    await untilWaiting(app.services.hub, 10);
+    const patch = await fetch(`${address}${DOCUMENTS}/${id}/content`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ baseVersion: 1, checksum: checksum("a"), seq: 1, clientId: "c-ann", ops: patchAB.ops }),
+      dispatcher: agent,
+    });
+
+    expect(patch.status).toBe(200);
+    expect(await Promise.all(gone)).toEqual(Array.from({ length: 10 }, () => "AbortError"));
+    expect(await Promise.all(staying)).toEqual(Array.from({ length: 10 }, () => ({ status: 200, body: answerAB })));
+    expect(app.services.hub.stats()).toEqual(IDLE_HUB);
+  });
+
+  it("leaves nothing behind when clients drop their connections right after sending the request", async () => {
+    const { app } = await started();
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    await listening(app);
+    let received = 0;
+    app.app.server.on("request", () => received++);
+    const { port } = app.app.server.address() as AddressInfo;
+    const sockets = Array.from({ length: 20 }, () => connect({ host: "127.0.0.1", port }));
+    await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once("connect", resolve))));
+
+    for (const socket of sockets) {
+      socket.write(`GET ${DOCUMENTS}/${id}/changes?since=1&wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      socket.destroy();
+    }
+
+    expect(await waitUntil(() => received === 20 && app.services.hub.stats().waiters === 0)).toBe(true);
+    expect(app.services.hub.stats()).toEqual(IDLE_HUB);
+  });
+
+  it("leaves no waiter and no timer behind when injected requests are aborted", async () => {
+    const { app, client } = await started();
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    const controllers = Array.from({ length: 20 }, () => new AbortController());
+    const requests = controllers.map((controller) =>
+      client.changes(id, 1, 30, controller.signal).then(
+        (response: LightMyRequestResponse) => `answered ${response.statusCode}`,
+        (error: Error) => error.name,
+      ),
+    );
+    await untilWaiting(app.services.hub, 20);
+
+    for (const controller of controllers) controller.abort();
+
+    expect(await Promise.all(requests)).toEqual(Array.from({ length: 20 }, () => "AbortError"));
+    expect(await waitUntil(() => app.services.hub.stats().waiters === 0)).toBe(true);
+    expect(app.services.hub.stats()).toEqual(IDLE_HUB);
+  });
+});
