@@ -1,0 +1,304 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildTestApp, type TestApp } from "../support/test-app.js";
+import {
+  DOCUMENTS,
+  checksumOf,
+  contentUrl,
+  newDocument,
+  expectAccepted,
+  expectConflict,
+  expectProblem,
+  insert,
+  patchContent,
+  readDocument,
+  readHistory,
+  remove,
+  replace,
+  type WireOp,
+} from "../support/content-patch.js";
+
+let t: TestApp;
+
+beforeEach(async () => {
+  t = await buildTestApp();
+});
+
+afterEach(async () => {
+  await t.close();
+});
+
+/** Eight distinct lines, "l0" to "l7". */
+const BASE = Array.from({ length: 8 }, (_, k) => `l${k}`);
+const BASE_TEXT = BASE.join("\n");
+
+/** The text of the lines given. */
+function text(...lines: string[]): string {
+  return lines.join("\n");
+}
+
+let seq = 0;
+
+/** A patch against version `baseVersion` whose text is `baseText`, by `clientId`. */
+function patchOf(id: string, clientId: string, baseVersion: number, baseText: string, ops: WireOp[]) {
+  seq += 1;
+  return patchContent(t.app, id, { baseVersion, checksum: checksumOf(baseText), clientId, seq, ops });
+}
+
+/** A document at version 2: version 1 is BASE, version 2 is a foreign patch of it by client-f. */
+async function afterForeign(foreign: WireOp[]): Promise<string> {
+  const id = await newDocument(t.app, BASE_TEXT);
+  expectAccepted(await patchOf(id, "client-f", 1, BASE_TEXT, foreign), 2);
+  return id;
+}
+
+/** A patch by client-s of BASE, which is version 1 and no longer current. */
+const stale = (id: string, ops: WireOp[]) => patchOf(id, "client-s", 1, BASE_TEXT, ops);
+
+describe("PATCH /documents/{documentId}/content: rule 2, a stale base without true overlap", () => {
+  it("shifts the submitted ops over the foreign ones, applies them and answers 200 with the foreign ops", async () => {
+    const id = await afterForeign([insert(1, "f1", "f2")]);
+
+    const response = await stale(id, [replace(5, 1, "S5")]);
+
+    expectAccepted(response, 3, [insert(1, "f1", "f2")]);
+    expect(await readDocument(t.app, id)).toMatchObject({ version: 3, content: text("l0", "f1", "f2", "l1", "l2", "l3", "l4", "S5", "l6", "l7") });
+  });
+
+  it("answers the composition of every version after the base, expressed against the base", async () => {
+    const id = await afterForeign([replace(1, 1, "X")]);
+    // Version 3 deletes "l3", which is line 3 of version 2 as well.
+    expectAccepted(await patchOf(id, "client-g", 2, text("l0", "X", "l2", "l3", "l4", "l5", "l6", "l7"), [remove(3, 1)]), 3);
+
+    const response = await stale(id, [replace(6, 1, "S6")]);
+
+    expectAccepted(response, 4, [replace(1, 1, "X"), remove(3, 1)]);
+    expect((await readDocument(t.app, id)).content).toBe(text("l0", "X", "l2", "l4", "l5", "S6", "l7"));
+  });
+
+  it("shifts ops before, between and after the foreign ones by the line-count change before each", async () => {
+    const id = await afterForeign([remove(2, 2), insert(6, "f6a", "f6b", "f6c")]);
+
+    const response = await stale(id, [replace(0, 1, "S0"), replace(4, 1, "S4"), remove(7, 1)]);
+
+    expectAccepted(response, 3, [remove(2, 2), insert(6, "f6a", "f6b", "f6c")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("S0", "l1", "S4", "l5", "f6a", "f6b", "f6c", "l6"));
+  });
+
+  it("accepts ranges that only touch a foreign range, on either side", async () => {
+    const id = await afterForeign([replace(2, 2, "F")]);
+
+    const response = await stale(id, [replace(0, 2, "S0"), replace(4, 1, "S4")]);
+
+    expectAccepted(response, 3, [replace(2, 2, "F")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("S0", "F", "S4", "l5", "l6", "l7"));
+  });
+
+  it("accepts a foreign range that only touches a submitted one, on either side", async () => {
+    const id = await afterForeign([remove(1, 1), replace(4, 1, "F4")]);
+
+    const response = await stale(id, [replace(2, 2, "S2", "S3", "S3b")]);
+
+    expectAccepted(response, 3, [remove(1, 1), replace(4, 1, "F4")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("l0", "S2", "S3", "S3b", "F4", "l5", "l6", "l7"));
+  });
+
+  it("puts an insert at the start of a foreign range before it and one at its end after it", async () => {
+    const id = await afterForeign([replace(2, 2, "F")]);
+
+    const response = await stale(id, [insert(2, "before"), insert(4, "after")]);
+
+    expectAccepted(response, 3, [replace(2, 2, "F")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("l0", "l1", "before", "F", "after", "l4", "l5", "l6", "l7"));
+  });
+
+  it("puts a foreign insert at the start or end of a submitted range before or after it", async () => {
+    const id = await afterForeign([insert(2, "f-before"), insert(4, "f-after")]);
+
+    const response = await stale(id, [remove(2, 2)]);
+
+    expectAccepted(response, 3, [insert(2, "f-before"), insert(4, "f-after")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("l0", "l1", "f-before", "f-after", "l4", "l5", "l6", "l7"));
+  });
+
+  it("puts the foreign lines first when both insert at one index", async () => {
+    const id = await afterForeign([insert(3, "foreign")]);
+
+    const response = await stale(id, [insert(3, "mine")]);
+
+    expectAccepted(response, 3, [insert(3, "foreign")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("l0", "l1", "l2", "foreign", "mine", "l3", "l4", "l5", "l6", "l7"));
+  });
+
+  it("puts the foreign lines first when both append at the end", async () => {
+    const id = await afterForeign([insert(8, "foreign")]);
+
+    const response = await stale(id, [insert(8, "mine")]);
+
+    expectAccepted(response, 3, [insert(8, "foreign")]);
+    expect((await readDocument(t.app, id)).content).toBe(text(...BASE, "foreign", "mine"));
+  });
+
+  it("drops a change the foreign versions already made, records no version and answers with the head", async () => {
+    const id = await afterForeign([replace(2, 1, "same")]);
+
+    const response = await stale(id, [replace(2, 1, "same")]);
+
+    expectAccepted(response, 2, [replace(2, 1, "same")]);
+    const document = await readDocument(t.app, id);
+    expect(document).toMatchObject({ version: 2, content: text("l0", "l1", "same", "l3", "l4", "l5", "l6", "l7") });
+    expect(document.content.split("same")).toHaveLength(2);
+    expect(await t.store.getVersion(id, 3)).toBeUndefined();
+  });
+
+  it("drops an identical insert once, so the text holds the inserted line once", async () => {
+    const id = await afterForeign([insert(3, "shared")]);
+
+    const response = await stale(id, [insert(3, "shared")]);
+
+    expectAccepted(response, 2, [insert(3, "shared")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("l0", "l1", "l2", "shared", "l3", "l4", "l5", "l6", "l7"));
+  });
+
+  it("drops an identical change however either side split it into ops, and applies the rest of the patch", async () => {
+    const id = await afterForeign([replace(2, 2, "X", "Y")]);
+
+    const response = await stale(id, [replace(2, 1, "X"), replace(3, 1, "Y"), replace(6, 1, "S6")]);
+
+    expectAccepted(response, 3, [replace(2, 2, "X", "Y")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("l0", "l1", "X", "Y", "l4", "l5", "S6", "l7"));
+  });
+
+  it("answers 409 rather than dropping a change that covers the same range with different lines", async () => {
+    const id = await afterForeign([replace(2, 1, "theirs")]);
+
+    expectConflict(await stale(id, [replace(2, 1, "mine")]), 2, [replace(2, 1, "theirs")]);
+  });
+
+  it("rebases over a rename, whose version changes no line, with an empty opsSinceBase", async () => {
+    const id = await newDocument(t.app, BASE_TEXT);
+    const renamed = await t.app.inject({ method: "PATCH", url: `${DOCUMENTS}/${id}/title`, payload: { title: "Renamed", expectedVersion: 1 } });
+    expect(renamed.statusCode).toBe(200);
+
+    const response = await stale(id, [replace(0, 1, "S0")]);
+
+    expectAccepted(response, 3, []);
+    expect(await readDocument(t.app, id)).toMatchObject({ version: 3, title: "Renamed", content: text("S0", ...BASE.slice(1)) });
+  });
+
+  it("rebases over a PUT, whose version records the line diff of the whole-text change", async () => {
+    const id = await newDocument(t.app, BASE_TEXT);
+    const put = await t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title: "Notes", content: text("P0", ...BASE.slice(1)) } });
+    expect(put.statusCode).toBe(200);
+
+    const response = await stale(id, [replace(7, 1, "S7")]);
+
+    expectAccepted(response, 3, [replace(0, 1, "P0")]);
+    expect((await readDocument(t.app, id)).content).toBe(text("P0", ...BASE.slice(1, 7), "S7"));
+  });
+});
+
+describe("PATCH /documents/{documentId}/content: rule 3, a true overlap", () => {
+  async function expectNothingWritten(id: string, version: number, content: string, historyBefore: unknown): Promise<void> {
+    expect(await readDocument(t.app, id)).toMatchObject({ version, content });
+    expect(await readHistory(t.app, id)).toEqual(historyBefore);
+    expect(await t.store.getVersion(id, version + 1)).toBeUndefined();
+  }
+
+  it("answers 409 ContentConflict with the foreign ops when two ranges intersect, and writes nothing", async () => {
+    const id = await afterForeign([replace(2, 2, "F")]);
+    const current = text("l0", "l1", "F", "l4", "l5", "l6", "l7");
+    const history = await readHistory(t.app, id);
+
+    const response = await stale(id, [replace(3, 1, "S3")]);
+
+    expectConflict(response, 2, [replace(2, 2, "F")]);
+    await expectNothingWritten(id, 2, current, history);
+  });
+
+  it("answers 409 when a submitted insert lies inside a foreign range", async () => {
+    const id = await afterForeign([remove(2, 3)]);
+    const history = await readHistory(t.app, id);
+
+    expectConflict(await stale(id, [insert(3, "S")]), 2, [remove(2, 3)]);
+    await expectNothingWritten(id, 2, text("l0", "l1", "l5", "l6", "l7"), history);
+  });
+
+  it("answers 409 when a foreign insert lies inside a submitted range", async () => {
+    const id = await afterForeign([insert(3, "F")]);
+
+    expectConflict(await stale(id, [replace(2, 2, "S2", "S3")]), 2, [insert(3, "F")]);
+  });
+
+  it("answers 409 when one op of several overlaps, and applies none of them", async () => {
+    const id = await afterForeign([replace(5, 1, "F5")]);
+    const history = await readHistory(t.app, id);
+
+    expectConflict(await stale(id, [replace(0, 1, "S0"), remove(4, 2)]), 2, [replace(5, 1, "F5")]);
+    await expectNothingWritten(id, 2, text("l0", "l1", "l2", "l3", "l4", "F5", "l6", "l7"), history);
+  });
+
+  it("answers 409 with the composed ops of every version after the base and the current version", async () => {
+    const id = await afterForeign([insert(0, "top")]);
+    expectAccepted(await patchOf(id, "client-g", 2, text("top", ...BASE), [replace(4, 1, "G3")]), 3);
+
+    const response = await stale(id, [remove(3, 1)]);
+
+    expectConflict(response, 3, [insert(0, "top"), replace(3, 1, "G3")]);
+  });
+
+  it("answers 409 again when the conflicting patch is resent: a conflict keeps no receipt", async () => {
+    const id = await afterForeign([replace(2, 1, "F")]);
+    const resend = { baseVersion: 1, checksum: checksumOf(BASE_TEXT), clientId: "client-s", seq: 99, ops: [replace(2, 1, "S")] };
+
+    expectConflict(await patchContent(t.app, id, resend), 2, [replace(2, 1, "F")]);
+    expectConflict(await patchContent(t.app, id, resend), 2, [replace(2, 1, "F")]);
+    expect(await t.store.getReceipt(id, "client-s", 99)).toBeUndefined();
+  });
+
+  it("lets the client force its change after a conflict with a patch against the current version", async () => {
+    const id = await afterForeign([replace(2, 1, "F")]);
+    expectConflict(await stale(id, [replace(2, 1, "S")]), 2, [replace(2, 1, "F")]);
+
+    const forced = await patchOf(id, "client-s", 2, text("l0", "l1", "F", "l3", "l4", "l5", "l6", "l7"), [replace(2, 1, "S")]);
+
+    expectAccepted(forced, 3, []);
+    expect((await readDocument(t.app, id)).content).toBe(text("l0", "l1", "S", "l3", "l4", "l5", "l6", "l7"));
+  });
+});
+
+describe("PATCH /documents/{documentId}/content: line endings and checksums", () => {
+  it("takes the checksum of the LF text for a CRLF document, refuses the CRLF checksum with 422, and stores the patch result with LF", async () => {
+    const crlf = "one\r\ntwo\r\nthree\r\n";
+    const lf = "one\ntwo\nthree\n";
+    const id = await newDocument(t.app, crlf);
+
+    const refused = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf(crlf), clientId: "client-a", seq: 1, ops: [replace(1, 1, "TWO")] });
+    expectProblem(refused, "checksum-mismatch", contentUrl(id), "checksum does not match the text of base version 1; reload the document");
+
+    const accepted = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf(lf), clientId: "client-a", seq: 2, ops: [replace(1, 1, "TWO")] });
+    expectAccepted(accepted, 2, []);
+    expect((await readDocument(t.app, id)).content).toBe("one\nTWO\nthree\n");
+    expect((await t.store.getVersion(id, 2))?.checksum).toBe(checksumOf("one\nTWO\nthree\n"));
+  });
+
+  it("checks a stale CRLF base against the checksum of its LF text too", async () => {
+    const id = await newDocument(t.app, "one\r\ntwo\r\nthree");
+    expectAccepted(await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("one\ntwo\nthree"), clientId: "a", seq: 1, ops: [replace(0, 1, "ONE")] }), 2);
+
+    const refused = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("one\r\ntwo\r\nthree"), clientId: "b", seq: 1, ops: [replace(2, 1, "THREE")] });
+    const accepted = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("one\ntwo\nthree"), clientId: "b", seq: 2, ops: [replace(2, 1, "THREE")] });
+
+    expectProblem(refused, "checksum-mismatch", contentUrl(id), "checksum does not match the text of base version 1; reload the document");
+    expectAccepted(accepted, 3, [replace(0, 1, "ONE")]);
+    expect((await readDocument(t.app, id)).content).toBe("ONE\ntwo\nTHREE");
+  });
+
+  it("keeps a lone CR inside a line of the base text: it is content, not a line break", async () => {
+    const id = await newDocument(t.app, "a\rb\nc");
+
+    const response = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("a\rb\nc"), clientId: "a", seq: 1, ops: [replace(1, 1, "C")] });
+
+    expectAccepted(response, 2, []);
+    expect((await readDocument(t.app, id)).content).toBe("a\rb\nC");
+  });
+});
