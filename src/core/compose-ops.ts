@@ -1,0 +1,104 @@
+import { canonicalOps } from "./canonical-ops.js";
+import { OpsBuilder } from "./ops-builder.js";
+import type { NormalizedOp } from "./normalized-op.js";
+
+/**
+ * A list of ops seen as a walk over its base text: keep n lines, take n lines out, put lines in. The
+ * text after the last op is an endless keep, so composing never needs the text or its length.
+ */
+type Step =
+  | { readonly kind: "keep"; readonly n: number }
+  | { readonly kind: "remove"; readonly n: number }
+  | { readonly kind: "add"; readonly n: number; readonly lines: readonly string[] };
+
+const KEEP_REST: Step = { kind: "keep", n: Number.POSITIVE_INFINITY };
+
+function toSteps(ops: readonly NormalizedOp[]): Step[] {
+  const steps: Step[] = [];
+  let cursor = 0;
+  for (const op of ops) {
+    if (op.index > cursor) steps.push({ kind: "keep", n: op.index - cursor });
+    if (op.count > 0) steps.push({ kind: "remove", n: op.count });
+    if (op.lines.length > 0) steps.push({ kind: "add", n: op.lines.length, lines: op.lines });
+    cursor = op.index + op.count;
+  }
+  return steps;
+}
+
+/**
+ * Composes two valid op lists: `first` against a text T0, `second` against T1 = apply(first, T0). The
+ * result is against T0 and applies to every T0 that `first` applies to, giving
+ * apply(second, apply(first, T0)). It is in canonical form (see canonicalOps).
+ *
+ * Cost: linear in the number of ops and the lines they put in; the text is never looked at.
+ */
+export function composeOps(first: readonly NormalizedOp[], second: readonly NormalizedOp[]): NormalizedOp[] {
+  const a = toSteps(first);
+  const b = toSteps(second);
+  const out = new OpsBuilder();
+  // The walk reads T1 twice at once: as the output of `first` (a) and as the input of `second` (b).
+  // aUsed and bUsed count how much of the current step of each side is consumed already.
+  let i = 0;
+  let j = 0;
+  let aUsed = 0;
+  let bUsed = 0;
+  for (;;) {
+    const stepA = a[i] ?? KEEP_REST;
+    const stepB = b[j] ?? KEEP_REST;
+    if (stepA === KEEP_REST && stepB === KEEP_REST) break;
+    // Lines `first` took out never reach T1, and lines `second` puts in come from no T1 line:
+    // both pass straight through.
+    if (stepA.kind === "remove") {
+      out.remove(stepA.n);
+      i++;
+      aUsed = 0;
+      continue;
+    }
+    if (stepB.kind === "add") {
+      out.add(stepB.lines, bUsed, stepB.n);
+      j++;
+      bUsed = 0;
+      continue;
+    }
+    const n = Math.min(stepA.n - aUsed, stepB.n - bUsed);
+    if (stepA.kind === "keep") {
+      if (stepB.kind === "keep") out.keep(n);
+      else out.remove(n);
+    } else if (stepB.kind === "keep") {
+      out.add(stepA.lines, aUsed, aUsed + n);
+    } // else: put in by `first`, taken out by `second`: leaves no trace.
+    aUsed += n;
+    bUsed += n;
+    if (aUsed === stepA.n) {
+      i++;
+      aUsed = 0;
+    }
+    if (bUsed === stepB.n) {
+      j++;
+      bUsed = 0;
+    }
+  }
+  return out.finish();
+}
+
+/**
+ * Composes a chain of op lists, each against the text the previous ones produce, into one list
+ * against the first text, in canonical form. An empty chain gives `[]`.
+ *
+ * Pairs are composed level by level (a balanced tree) rather than folded left to right: folding k
+ * one-op lists into a growing result costs O(k²), the tree O(total ops × log k).
+ */
+export function composeChain(list: readonly (readonly NormalizedOp[])[]): NormalizedOp[] {
+  let level: (readonly NormalizedOp[])[] = [...list];
+  if (level.length === 0) return [];
+  while (level.length > 1) {
+    const next: NormalizedOp[][] = [];
+    for (let k = 0; k < level.length; k += 2) {
+      const left = level[k] ?? [];
+      const right = level[k + 1];
+      next.push(right === undefined ? canonicalOps(left) : composeOps(left, right));
+    }
+    level = next;
+  }
+  return canonicalOps(level[0] ?? []);
+}

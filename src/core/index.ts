@@ -1,0 +1,15 @@
+/**
+ * The pure line algebra of Folio, shared by the service and browser clients: lines ⇄ text,
+ * checksums, validation, apply, compose, diff and rebase of line operations. No I/O, no clock.
+ */
+export { INT32_MAX, LineOperationSchema, type LineOperation } from "./line-operation.js";
+export { joinLines, normalizeLineEndings, splitLines } from "./lines.js";
+export { CHECKSUM_PATTERN, checksumOf, pureSha256Hex, type Sha256Hex } from "./checksum.js";
+export { isNoOp, normalizeOp, opEnd, toLineOperation, type NormalizeOpResult, type NormalizedOp } from "./normalized-op.js";
+export { validateOps, type ValidateOpsResult } from "./validate-ops.js";
+export { applyOps, type ApplyOpsResult } from "./apply-ops.js";
+export { canonicalOps, isCanonical } from "./canonical-ops.js";
+export { composeChain, composeOps } from "./compose-ops.js";
+export { rebaseOps, type RebaseOverlap, type RebaseResult } from "./rebase-ops.js";
+export { diffLines, type DiffLinesOptions } from "./diff-lines.js";
+export { minimizeOps } from "./minimize-ops.js";

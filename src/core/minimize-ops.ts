@@ -1,0 +1,24 @@
+import { canonicalOps } from "./canonical-ops.js";
+import { diffLines } from "./diff-lines.js";
+import type { NormalizedOp } from "./normalized-op.js";
+
+/**
+ * The same change as `ops`, with the lines each hunk leaves as they were taken out of it: a hunk that
+ * replaces [a, b) is diffed against base lines [a, b), so rewriting a line with itself, or a version
+ * that undid an earlier one inside a composition, no longer counts as touching that line. Canonical
+ * form. `ops` must apply to `base` (see applyOps).
+ *
+ * Why it exists: rebaseOps judges overlap on the ops' ranges without the text, so a no-change
+ * rewrite of a line would conflict with a foreign change of that line although `git merge-file`,
+ * which diffs the texts, merges it cleanly. Minimizing both sides first closes that gap.
+ * Cost: a diff of each hunk's own lines, never of the whole text.
+ */
+export function minimizeOps(base: readonly string[], ops: readonly NormalizedOp[]): NormalizedOp[] {
+  const out: NormalizedOp[] = [];
+  for (const op of canonicalOps(ops)) {
+    for (const part of diffLines(base.slice(op.index, op.index + op.count), op.lines)) {
+      out.push({ index: op.index + part.index, count: part.count, lines: part.lines });
+    }
+  }
+  return out;
+}
