@@ -1,0 +1,98 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { applyOps } from "../../src/core/apply-ops.js";
+import { canonicalOps, isCanonical } from "../../src/core/canonical-ops.js";
+import { composeChain, composeOps } from "../../src/core/compose-ops.js";
+import { diffLines } from "../../src/core/diff-lines.js";
+import type { NormalizedOp } from "../../src/core/normalized-op.js";
+import { lineArb, mustApply, opsArb, propertyParams, textArb } from "./property-support.js";
+
+/** A chain of `k` op lists, each against the text the ones before it produce from `text`. */
+function chainArb(text: readonly string[], k: number): fc.Arbitrary<NormalizedOp[][]> {
+  if (k === 0) return fc.constant([]);
+  return opsArb(text.length).chain((ops) => chainArb(mustApply(text, ops), k - 1).map((rest) => [ops, ...rest]));
+}
+
+describe("compose, canonical form and diff, for random texts and ops", () => {
+  it("applying a composition equals applying its two lists one after the other", () => {
+    const arb = textArb.chain((text) =>
+      opsArb(text.length).chain((first) => opsArb(mustApply(text, first).length).map((second) => ({ text, first, second }))),
+    );
+    fc.assert(
+      fc.property(arb, ({ text, first, second }) => {
+        const composed = composeOps(first, second);
+        expect(isCanonical(composed)).toEqual(true);
+        expect(applyOps(text, composed)).toEqual({ ok: true, lines: mustApply(mustApply(text, first), second) });
+      }),
+      propertyParams(1000),
+    );
+  });
+
+  it("a composition applies the same way to every text of the same length", () => {
+    // composeOps never sees the text, so it cannot depend on it: one composition, several texts.
+    const arb = fc.nat({ max: 10 }).chain((n) => {
+      const textOfLength = fc.array(lineArb, { minLength: n, maxLength: n });
+      return fc.tuple(fc.array(textOfLength, { minLength: 1, maxLength: 3 }), opsArb(n)).chain(([texts, first]) => {
+        const t1Length = n + first.reduce((change, op) => change + op.lines.length - op.count, 0);
+        return opsArb(t1Length).map((second) => ({ texts, first, second }));
+      });
+    });
+    fc.assert(
+      fc.property(arb, ({ texts, first, second }) => {
+        const composed = composeOps(first, second);
+        for (const text of texts) {
+          expect(applyOps(text, composed)).toEqual({ ok: true, lines: mustApply(mustApply(text, first), second) });
+        }
+      }),
+      propertyParams(300),
+    );
+  });
+
+  it("composeChain equals applying every list of the chain in order", () => {
+    const arb = fc.tuple(textArb, fc.nat({ max: 9 })).chain(([text, k]) => chainArb(text, k).map((chain) => ({ text, chain })));
+    fc.assert(
+      fc.property(arb, ({ text, chain }) => {
+        const sequential = chain.reduce<string[]>((lines, ops) => mustApply(lines, ops), [...text]);
+        const composed = composeChain(chain);
+        expect(isCanonical(composed)).toEqual(true);
+        expect(applyOps(text, composed)).toEqual({ ok: true, lines: sequential });
+      }),
+      propertyParams(500),
+    );
+  });
+
+  it("canonicalOps keeps the effect of a list and is idempotent", () => {
+    const arb = textArb.chain((text) => fc.tuple(fc.constant(text), opsArb(text.length)));
+    fc.assert(
+      fc.property(arb, ([text, ops]) => {
+        const canonical = canonicalOps(ops);
+        expect(isCanonical(canonical)).toEqual(true);
+        expect(canonicalOps(canonical)).toEqual(canonical);
+        expect(applyOps(text, canonical)).toEqual(applyOps(text, ops));
+      }),
+      propertyParams(500),
+    );
+  });
+
+  it("diffLines gives canonical ops that turn the first text into the second", () => {
+    fc.assert(
+      fc.property(textArb, textArb, fc.constantFrom(undefined, 1, 3), (before, after, maxEditLength) => {
+        const ops = diffLines(before, after, maxEditLength === undefined ? {} : { maxEditLength });
+        expect(isCanonical(ops)).toEqual(true);
+        expect(applyOps(before, ops)).toEqual({ ok: true, lines: after });
+      }),
+      propertyParams(500),
+    );
+  });
+
+  it("diffLines of a text and the text some ops make is never longer than those ops", () => {
+    const arb = textArb.chain((text) => fc.tuple(fc.constant(text), opsArb(text.length)));
+    fc.assert(
+      fc.property(arb, ([text, ops]) => {
+        const size = (list: readonly NormalizedOp[]) => list.reduce((total, op) => total + op.count + op.lines.length, 0);
+        expect(size(diffLines(text, mustApply(text, ops)))).toBeLessThanOrEqual(size(ops));
+      }),
+      propertyParams(500),
+    );
+  });
+});
