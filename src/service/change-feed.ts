@@ -1,5 +1,4 @@
 import { composeChain } from "../core/compose-ops.js";
-import { joinLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, Store, VersionRecord } from "../storage/store.js";
 import type { ChangeHub, WakeReason } from "./change-hub.js";
@@ -90,7 +89,7 @@ export class ChangeFeed {
     if (since === head.version) return undefined;
     const fullText = async (events: ChangeEventView[]): Promise<ChangeFeedView> => ({
       currentVersion: head.version,
-      content: joinLines(await documents.headLines(head)),
+      content: await documents.headText(head),
       events,
     });
     if (since > head.version) return fullText([]);

@@ -1,5 +1,5 @@
 import { applyOps } from "../core/apply-ops.js";
-import { splitLines } from "../core/lines.js";
+import { joinLines, splitLines } from "../core/lines.js";
 import type { Snapshot, VersionRecord } from "../storage/store.js";
 
 /** The reads a text rebuild needs; both the store and a document transaction offer them. */
@@ -10,6 +10,8 @@ export interface TextSource {
 
 /** A text rebuilt at a version, with the version of the full text it started from. */
 export interface RebuiltText {
+  /** The exact stored text when the version has one, else the LF-joined lines. */
+  text: string;
   lines: string[];
   basisVersion: number;
 }
@@ -22,12 +24,12 @@ export async function rebuildText(source: TextSource, version: number): Promise<
   const basis = await source.fullTextAtOrBefore(version);
   if (!basis) return undefined;
   let lines = splitLines(basis.text);
-  if (basis.version === version) return { lines, basisVersion: basis.version };
+  if (basis.version === version) return { text: basis.text, lines, basisVersion: basis.version };
   for (const record of await source.versions(basis.version, version)) {
     if (record.ops === null) return undefined;
     const applied = applyOps(lines, record.ops);
     if (!applied.ok) throw new Error(`stored ops of version ${record.version} of ${record.documentId} do not apply: ${applied.message}`);
     lines = applied.lines;
   }
-  return { lines, basisVersion: basis.version };
+  return { text: joinLines(lines), lines, basisVersion: basis.version };
 }

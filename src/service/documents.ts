@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { diffLines } from "../core/diff-lines.js";
-import { joinLines, splitLines } from "../core/lines.js";
+import { splitLines } from "../core/lines.js";
 import type { Sha256Hex } from "../core/checksum.js";
 import type { Config } from "../config.js";
 import type { DocumentRecord, Store, VersionRecord } from "../storage/store.js";
@@ -63,22 +63,22 @@ export class DocumentService {
     const lines = this.checkContent(input.content);
     const id = randomUUID();
     return this.writer.submit(id, async (doc) => {
-      await doc.commit({ changeType: "CREATED", milestone: true, title, lines, ops: diffLines([""], lines), deleted: false });
-      return view(doc, lines);
+      await doc.commit({ changeType: "CREATED", milestone: true, title, lines, text: input.content, ops: diffLines([""], lines), deleted: false });
+      return view(doc, input.content);
     });
   }
 
   async get(id: string): Promise<DocumentView> {
     const head = await this.store.getDocument(id);
     if (!head || head.deleted) throw notFound(id);
-    return { ...summary(head), content: joinLines(await this.headLines(head)) };
+    return { ...summary(head), content: await this.headText(head) };
   }
 
   /** Every existing document, oldest first. */
   async list(): Promise<DocumentView[]> {
     const heads = await this.store.listDocuments();
     const views: DocumentView[] = [];
-    for (const head of heads) views.push({ ...summary(head), content: joinLines(await this.headLines(head)) });
+    for (const head of heads) views.push({ ...summary(head), content: await this.headText(head) });
     return views;
   }
 
@@ -90,14 +90,14 @@ export class DocumentService {
         throw new ServiceError("version-conflict", `expectedVersion ${input.expectedVersion} is not the current version ${head.version}`);
       }
       const ops = diffLines(await doc.lines(), lines);
-      await doc.commit({ changeType: "UPDATED", milestone: true, title, lines, ops, deleted: false });
-      return view(doc, lines);
+      await doc.commit({ changeType: "UPDATED", milestone: true, title, lines, text: input.content, ops, deleted: false });
+      return view(doc, input.content);
     });
   }
 
   async remove(id: string): Promise<void> {
     await this.write(id, async (doc, head) => {
-      await doc.commit({ changeType: "DELETED", milestone: true, title: head.title, lines: await doc.lines(), ops: [], deleted: true });
+      await doc.commit({ changeType: "DELETED", milestone: true, title: head.title, lines: await doc.lines(), text: await doc.text(), ops: [], deleted: true });
     }, { allowDeleted: false });
   }
 
@@ -117,11 +117,10 @@ export class DocumentService {
         const record = await doc.version(target);
         const text = record && (await rebuildText(transactionSource(doc), target));
         if (!record || !text) throw new ServiceError("not-found", `version ${target} of document ${id} was compacted`);
-        const lines = text.lines;
-        const ops = diffLines(await doc.lines(), lines);
+        const ops = diffLines(await doc.lines(), text.lines);
         const changeType = head.deleted ? "RESTORED" : "ROLLED_BACK";
-        await doc.commit({ changeType, milestone: true, title: record.title, lines, ops, deleted: false });
-        return view(doc, lines);
+        await doc.commit({ changeType, milestone: true, title: record.title, lines: text.lines, text: text.text, ops, deleted: false });
+        return view(doc, text.text);
       },
       { allowDeleted: true },
     );
@@ -133,9 +132,9 @@ export class DocumentService {
       if (input.expectedVersion !== head.version) {
         throw new ServiceError("version-conflict", `expectedVersion ${input.expectedVersion} is not the current version ${head.version}`);
       }
-      const lines = await doc.lines();
-      await doc.commit({ changeType: "RENAMED", milestone: true, title, lines, ops: [], deleted: false });
-      return view(doc, lines);
+      const text = await doc.text();
+      await doc.commit({ changeType: "RENAMED", milestone: true, title, lines: await doc.lines(), text, ops: [], deleted: false });
+      return view(doc, text);
     });
   }
 
@@ -147,7 +146,7 @@ export class DocumentService {
     const entries = milestones.map((record) => historyEntry(record, record.text ?? ""));
     if (milestones.at(-1)?.version !== head.version) {
       const record = await this.store.getVersion(id, head.version);
-      if (record) entries.push(historyEntry(record, joinLines(await this.headLines(head))));
+      if (record) entries.push(historyEntry(record, await this.headText(head)));
     }
     return entries;
   }
@@ -177,13 +176,13 @@ export class DocumentService {
     return splitLines(content);
   }
 
-  /** The newest text, from the cache when it holds this version. */
-  async headLines(head: DocumentRecord): Promise<string[]> {
+  /** The exact newest text, from the cache when it holds this version. */
+  async headText(head: DocumentRecord): Promise<string> {
     const cached = this.writer.cache.get(head.id, head.version);
-    if (cached) return cached.lines;
+    if (cached) return cached.text;
     const rebuilt = await rebuildText(storeSource(this.store, head.id), head.version);
     if (!rebuilt) throw new Error(`the newest text of document ${head.id} cannot be rebuilt`);
-    return rebuilt.lines;
+    return rebuilt.text;
   }
 }
 
@@ -202,10 +201,10 @@ function summary(head: DocumentRecord): Omit<DocumentView, "content"> {
   return { id: head.id, title: head.title, version: head.version, createdAt: head.createdAt, updatedAt: head.updatedAt };
 }
 
-function view(doc: WorkingDocument, lines: string[]): DocumentView {
+function view(doc: WorkingDocument, content: string): DocumentView {
   const head = doc.document;
   if (!head) throw new Error("a committed document has a head");
-  return { ...summary(head), content: joinLines(lines) };
+  return { ...summary(head), content };
 }
 
 function historyEntry(record: VersionRecord, content: string): HistoryEntryView {

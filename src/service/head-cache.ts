@@ -1,9 +1,9 @@
 /** What the service keeps in memory of a document's newest text. */
 export interface CachedHead {
   version: number;
+  /** The exact text: as sent for whole-text changes (CRLF kept), LF-joined lines after a patch. */
+  text: string;
   lines: string[];
-  /** Characters of the text, for the snapshot policy. */
-  length: number;
   /** The version of the newest full text stored at or before `version` (snapshot or milestone). */
   basisVersion: number;
   /** Whether `version` is a milestone (a write pause then needs no promotion). */
@@ -35,13 +35,13 @@ export class HeadCache {
 
   set(id: string, entry: CachedHead): void {
     this.delete(id);
-    if (entry.length > this.maxCharacters) return;
+    if (entry.text.length > this.maxCharacters) return;
     this.entries.set(id, entry);
-    this.totalLength += entry.length;
+    this.totalLength += entry.text.length;
     for (const [oldest, old] of this.entries) {
       if (this.totalLength <= this.maxCharacters) break;
       this.entries.delete(oldest);
-      this.totalLength -= old.length;
+      this.totalLength -= old.text.length;
     }
   }
 
@@ -49,6 +49,6 @@ export class HeadCache {
     const entry = this.entries.get(id);
     if (!entry) return;
     this.entries.delete(id);
-    this.totalLength -= entry.length;
+    this.totalLength -= entry.text.length;
   }
 }

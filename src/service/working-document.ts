@@ -11,7 +11,7 @@ export interface VersionDraft {
   milestone: boolean;
   title: string;
   lines: string[];
-  /** `lines` joined, when the caller has it already. */
+  /** The exact text: the content as sent for whole-text changes (CRLF kept); `lines` LF-joined when absent. */
   text?: string;
   /** The line ops from the current text to `lines`. */
   ops: NormalizedOp[];
@@ -39,12 +39,6 @@ function snapshotDue(versionsSinceBasis: number, length: number): boolean {
   return versionsSinceBasis >= MIN_VERSIONS_BETWEEN_SNAPSHOTS && versionsSinceBasis * CHARACTERS_PER_VERSION >= length;
 }
 
-function textLength(lines: readonly string[]): number {
-  let length = lines.length - 1;
-  for (const line of lines) length += line.length;
-  return length;
-}
-
 /**
  * One document as seen by the commands of one write batch: the committed state read inside the
  * store's exclusive section, plus what earlier commands of the batch decided. Commands check
@@ -60,7 +54,7 @@ export class WorkingDocument {
     private readonly tx: DocumentTransaction,
     private readonly policy: WritePolicy,
     private head: DocumentRecord | undefined,
-    private text: CachedHead | undefined,
+    private current: CachedHead | undefined,
   ) {
     this.committedHead = head?.version ?? 0;
   }
@@ -84,6 +78,11 @@ export class WorkingDocument {
   /** The text of the head as lines. */
   async lines(): Promise<string[]> {
     return (await this.headText()).lines;
+  }
+
+  /** The exact text of the head. */
+  async text(): Promise<string> {
+    return (await this.headText()).text;
   }
 
   /** Versions in `(after, head]`, committed and decided in this batch, oldest first. */
@@ -125,7 +124,7 @@ export class WorkingDocument {
     const checksum = checksumOf(text, this.policy.sha256);
 
     if (previous && current && !current.milestone && now - previous.updatedAt >= this.policy.pauseMs) {
-      this.tx.markMilestone(previous.version, joinLines(current.lines));
+      this.tx.markMilestone(previous.version, current.text);
       const promoted = this.staged.find((record) => record.version === previous.version);
       if (promoted) promoted.milestone = true;
     }
@@ -157,13 +156,12 @@ export class WorkingDocument {
     this.tx.appendVersion(record);
     this.staged.push(record);
 
-    const length = text.length;
     let basisVersion = draft.milestone ? version : (current?.basisVersion ?? version);
-    if (!draft.milestone && snapshotDue(version - basisVersion, length)) {
+    if (!draft.milestone && snapshotDue(version - basisVersion, text.length)) {
       this.tx.putSnapshot({ version, text });
       basisVersion = version;
     }
-    this.text = { version, lines: draft.lines, length, basisVersion, milestone: draft.milestone };
+    this.current = { version, text, lines: draft.lines, basisVersion, milestone: draft.milestone };
     return record;
   }
 
@@ -171,8 +169,8 @@ export class WorkingDocument {
   async writeSnapshot(): Promise<void> {
     if (!this.head) return;
     const current = await this.headText();
-    this.tx.putSnapshot({ version: current.version, text: joinLines(current.lines) });
-    this.text = { ...current, basisVersion: current.version };
+    this.tx.putSnapshot({ version: current.version, text: current.text });
+    this.current = { ...current, basisVersion: current.version };
   }
 
   /** Whether a command of this batch recorded a new version. */
@@ -182,23 +180,23 @@ export class WorkingDocument {
 
   /** What the head cache keeps after the batch commits. */
   cacheEntry(): CachedHead | undefined {
-    return this.text;
+    return this.current;
   }
 
   private async headText(): Promise<CachedHead> {
-    if (this.text) return this.text;
+    if (this.current) return this.current;
     const head = this.head;
     if (!head) throw new Error(`document ${this.id} has no text: it does not exist`);
     const rebuilt = await rebuildText(this.tx, head.version);
     if (!rebuilt) throw new Error(`the newest text of document ${this.id} cannot be rebuilt: its ops are gone`);
     const record = await this.tx.version(head.version);
-    this.text = {
+    this.current = {
       version: head.version,
+      text: rebuilt.text,
       lines: rebuilt.lines,
-      length: textLength(rebuilt.lines),
       basisVersion: rebuilt.basisVersion,
       milestone: record?.milestone ?? false,
     };
-    return this.text;
+    return this.current;
   }
 }
