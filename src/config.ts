@@ -161,6 +161,11 @@ function nonEmpty(raw: string, key: string): string {
   return raw.trim();
 }
 
+function scalar(value: unknown, key: string): string {
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
+  throw new ConfigError(`${key}: expects a value, found ${typeof value === "object" ? "a mapping" : typeof value}`);
+}
+
 /** `service.tracker.api-url` → `SERVICE_TRACKER_API_URL`. */
 export function environmentName(key: string): string {
   return key.toUpperCase().replace(/[.-]/g, "_");
@@ -233,8 +238,7 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
     let value: unknown = spec.default;
     if (variable !== undefined) value = spec.parse(env[variable] ?? "", `${spec.key} (${variable})`);
     else if (fromFile !== undefined && fromFile !== null) {
-      if (typeof fromFile === "object" && !Array.isArray(fromFile)) throw new ConfigError(`${spec.key}: expects a value, found a mapping`);
-      const raw = Array.isArray(fromFile) ? fromFile.join(",") : String(fromFile);
+      const raw = Array.isArray(fromFile) ? fromFile.map(String).join(",") : scalar(fromFile, spec.key);
       value = spec.parse(raw, spec.key);
     }
     if (value !== undefined) spec.assign(config, value as never);

@@ -53,12 +53,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
     routerOptions: { maxParamLength: 200 },
     return503OnClosing: true,
-    forceCloseConnections: false,
+    // Errors the router raises before any route runs (a broken percent-encoding, an over-long
+    // path segment) are client errors too, and leave as problem+json like every other.
+    frameworkErrors: (error, request, reply) =>
+      sendProblem(request, reply, "invalid-request", `the request path cannot be read: ${error.message}`, { status: 400 }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // An empty JSON body reads as no body (the restore request's body is optional); anything else
-  // goes through Fastify's own parser, which refuses prototype poisoning.
-  const parseJson = app.getDefaultJsonParser("error", "error");
+  // goes through Fastify's own parser, which drops `__proto__` and `constructor.prototype` keys
+  // like any other unknown field.
+  const parseJson = app.getDefaultJsonParser("remove", "remove");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     if (body === "" || (typeof body === "string" && body.trim() === "")) return done(null, null);
@@ -88,6 +92,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
 
   await app.register(swagger, {
+    // @fastify/swagger marks every request body as required; the restore request's is optional.
+    transformObject: (documentObject) => {
+      if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
+      const restore = documentObject.openapiObject.paths?.[`${API_PREFIX}/documents/{documentId}/restore`]?.post;
+      if (restore?.requestBody && "required" in restore.requestBody) restore.requestBody.required = false;
+      return documentObject.openapiObject;
+    },
     openapi: {
       openapi: "3.0.3",
       info: {

@@ -16,7 +16,7 @@ export const ProblemDetailSchema = Type.Object(
 
 export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 
-type RenderedCode = ProblemCode | "route-not-found" | "unsupported-media-type" | "method-not-allowed" | "internal";
+type RenderedCode = ProblemCode | "route-not-found" | "internal";
 
 /** The one table of problem kinds: status and title per stable code (listed in the README). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
@@ -24,12 +24,10 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "credentials-required": { status: 401, title: "Credentials missing or wrong" },
   "not-found": { status: 404, title: "Not found" },
   "route-not-found": { status: 404, title: "No such route" },
-  "method-not-allowed": { status: 405, title: "Method not allowed" },
   "version-conflict": { status: 409, title: "Version conflict" },
   "document-exists": { status: 409, title: "Document exists" },
   "seq-reused": { status: 409, title: "Sequence number reused with a different body" },
   "content-too-large": { status: 413, title: "Content too large" },
-  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "checksum-mismatch": { status: 422, title: "Checksum mismatch" },
   "range-outside-text": { status: 422, title: "Range outside the text" },
   "base-unavailable": { status: 422, title: "Base version unavailable" },
@@ -78,7 +76,8 @@ export function renderError(error: FastifyError | ServiceError | Error, request:
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return sendProblem(request, reply, "content-too-large", "the request body is larger than the service accepts");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return sendProblem(request, reply, "unsupported-media-type", "send the body as application/json");
+      // decisions §9: a body that is not JSON is a 400, whatever its media type claims.
+      return sendProblem(request, reply, "invalid-request", "the body is not JSON; send it as application/json");
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return sendProblem(request, reply, "invalid-request", "the body is empty; send a JSON object");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
@@ -86,7 +85,7 @@ export function renderError(error: FastifyError | ServiceError | Error, request:
   }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
-    const code = status === 413 ? "content-too-large" : status === 415 ? "unsupported-media-type" : "invalid-request";
+    const code = status === 413 ? "content-too-large" : "invalid-request";
     const detail = error instanceof SyntaxError || /JSON/.test(error.message) ? `the body is not valid JSON: ${error.message}` : error.message;
     return sendProblem(request, reply, code, detail, { status: code === "invalid-request" ? 400 : status });
   }

@@ -6,6 +6,8 @@ import type { ChangeFeed } from "../../service/change-feed.js";
 import { ProblemDetailSchema } from "../problem-details.js";
 import { ChangeTypeSchema, DocumentIdParams } from "./documents.schemas.js";
 
+const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
+
 const ChangeEventSchema = Type.Object(
   {
     version: Type.Integer({ minimum: 1, format: "int64" }),
@@ -46,8 +48,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
         response: {
           200: ChangeFeedSchema,
           204: Type.Null({ description: "nothing new within the wait" }),
-          400: ProblemDetailSchema,
-          404: ProblemDetailSchema,
+          400: problem,
+          404: problem,
         },
       },
     },
