@@ -315,7 +315,7 @@ describe("PATCH /documents/{documentId}/content: 400 for a request the rules ref
     [
       "unsorted ops",
       () => body([replace(2, 1, "G"), replace(0, 1, "A")]),
-      "ops[1]: index 0 comes after index 2 of ops[0]; ops must be sorted by index",
+      "ops[1]: index 0 is less than index 2 of ops[0]; ops must be sorted by index",
     ],
     [
       "overlapping ops",
