@@ -11,6 +11,7 @@ import { createServices, type Services } from "../service/services.js";
 import { TaigaClient } from "../tracker/taiga-client.js";
 import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
+import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -69,6 +70,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     void parseJson(request, body.toString(), done);
   });
   app.setValidatorCompiler(compileValidator);
+  closeConnectionsOnShutdown(app);
   // A UUID names one document however its hex digits are cased.
   app.addHook("preHandler", async (request) => {
     const params = request.params as { documentId?: string } | undefined;

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import type { LightMyRequestResponse } from "fastify";
 import { Agent, fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
@@ -62,9 +63,19 @@ describe("GET /documents/{documentId}/changes during shutdown", () => {
     expect(t.services.hub.stats()).toEqual(IDLE_HUB);
   });
 
-  it.todo(
-    "closes promptly while a client holds a connection that never sent a request (src/http/app.ts sets forceCloseConnections: false; " +
-      "Node's server.close() ends only idle connections, and one that never sent a request is not idle, so app.close() waits until the " +
-      "client drops it: 8 s for a raw socket held 8 s, ~4 s for undici's spare connections; server.ts then exits 1 after 15 s)",
-  );
+  it("closes promptly while a client holds a connection that never sent a request", async () => {
+    const t: TestApp = await buildTestApp();
+    const address = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const { port } = new URL(address);
+    const socket = connect({ host: "127.0.0.1", port: Number(port) });
+    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+    const started = performance.now();
+
+    try {
+      await t.close();
+      expect(performance.now() - started).toBeLessThan(2_000);
+    } finally {
+      socket.destroy();
+    }
+  });
 });

@@ -52,11 +52,7 @@ describe("POST /documents", () => {
     expect(read.json<{ content: string }>().content).toBe(content);
   });
 
-  // Bug (not in the files of this suite): create and PUT split the content into lines, which turns
-  // every "\r\n" into "\n" (core/lines.ts), and the read path rebuilds the text from those lines
-  // (HeadCache, WorkingDocument, document-text), so a CRLF text comes back as LF. decisions §7 says
-  // content round-trips exactly; §4 lets only texts produced by a patch be stored with LF endings.
-  it.todo("keeps CRLF line endings of a created or replaced document exactly as sent", async () => {
+  it("keeps CRLF line endings of a created or replaced document exactly as sent", async () => {
     const created = await createDocument(t.app, { title: "Windows", content: "a\r\nb\r\n" });
     const url = `${DOCUMENTS}/${created.id}`;
     expect(created.content).toBe("a\r\nb\r\n");
@@ -258,13 +254,7 @@ describe("GET /documents/{documentId}", () => {
     expectProblem(response, invalid('params.documentId: must match format "uuid"', url));
   });
 
-  // Bug in src/http/app.ts (not this suite's to change): errors the router raises before any route
-  // runs bypass setErrorHandler and leave as Fastify's own application/json body
-  // {"error","code","message","statusCode"}: FST_ERR_BAD_URL (400) for a broken percent-encoding and
-  // FST_ERR_MAX_PARAM_LENGTH (414) for a path parameter over maxParamLength 200. decisions §9 wants
-  // every error as problem+json and a malformed UUID as 400; Fastify's `frameworkErrors` option
-  // is the hook that can render them through problem-details.ts.
-  it.todo("answers 400 problem+json for a path with a broken percent-encoding", async () => {
+  it("answers 400 problem+json for a path with a broken percent-encoding", async () => {
     const url = `${DOCUMENTS}/%E0%A4%A`;
 
     const response = await t.app.inject({ method: "GET", url });
@@ -274,7 +264,7 @@ describe("GET /documents/{documentId}", () => {
     expect(response.json()).toEqual(expect.objectContaining({ type: "urn:folio:problem:invalid-request", status: 400, instance: url }));
   });
 
-  it.todo("answers 400 problem+json for a document id longer than the router's parameter limit", async () => {
+  it("answers 400 problem+json for a document id longer than the router's parameter limit", async () => {
     const url = `${DOCUMENTS}/${"a".repeat(300)}`;
 
     const response = await t.app.inject({ method: "GET", url });

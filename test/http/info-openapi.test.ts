@@ -126,10 +126,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(mediaTypes).toEqual(mediaTypes.map(([name]) => [name, ["application/problem+json"]]));
   });
 
-  // Not in the files of this suite: src/http/routes/changes.ts declares its 400 and 404 with the bare
-  // ProblemDetail schema, so they are described as application/json although they leave as
-  // application/problem+json (the content and document routes use a content map).
-  it.todo("describes the errors of the change feed as application/problem+json", async () => {
+  it("describes the errors of the change feed as application/problem+json", async () => {
     const responses = operation(await openApi(), "get", `${DOCUMENT}/changes`).responses;
 
     expect([Object.keys(responses["400"]?.content ?? {}), Object.keys(responses["404"]?.content ?? {})]).toEqual([
@@ -206,11 +203,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(body?.content["application/json"]?.schema.required).toBeUndefined();
   });
 
-  // Bug in src/http/app.ts (not this suite's to change): @fastify/swagger marks every declared body
-  // as required (lib/spec/openapi/utils.js sets requestBody.required = true), so the restore body,
-  // which interface §2 calls "the whole body is optional", is described as required. A
-  // `transformObject` (or `transform`) in the swagger registration has to clear it for restore.
-  it.todo("describes the restore body as optional (requestBody.required false)", async () => {
+  it("describes the restore body as optional (requestBody.required false)", async () => {
     const body = operation(await openApi(), "post", `${DOCUMENT}/restore`).requestBody;
 
     expect(body?.required).toBe(false);
