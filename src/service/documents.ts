@@ -115,7 +115,7 @@ export class DocumentService {
         const target = version ?? head.version;
         if (target < 1 || target > head.version) throw new ServiceError("not-found", `document ${id} has no version ${target}`);
         const record = await doc.version(target);
-        const text = record && (await rebuildText(transactionSource(doc), target));
+        const text = record && (await rebuildText(doc, target));
         if (!record || !text) throw new ServiceError("not-found", `version ${target} of document ${id} was compacted`);
         const ops = diffLines(await doc.lines(), text.lines);
         const changeType = head.deleted ? "RESTORED" : "ROLLED_BACK";
@@ -225,12 +225,5 @@ function storeSource(store: Store, id: string) {
   return {
     fullTextAtOrBefore: (version: number) => store.getFullTextAtOrBefore(id, version),
     versions: (after: number, upTo: number) => store.getVersions(id, after, upTo),
-  };
-}
-
-function transactionSource(doc: WorkingDocument) {
-  return {
-    fullTextAtOrBefore: (version: number) => doc.fullTextAtOrBefore(version),
-    versions: async (after: number, upTo: number) => (await doc.versionsAfter(after)).filter((record) => record.version <= upTo),
   };
 }

@@ -4,10 +4,12 @@ import { composeChain } from "../core/compose-ops.js";
 import type { LineOperation } from "../core/line-operation.js";
 import { joinLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
+import { minimizeOps } from "../core/minimize-ops.js";
 import { rebaseOps } from "../core/rebase-ops.js";
 import { validateOps } from "../core/validate-ops.js";
 import type { DocumentRecord, PatchReceipt, Store } from "../storage/store.js";
 import type { Clock } from "./clock.js";
+import { rebuildText } from "./document-text.js";
 import type { DocumentService } from "./documents.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
@@ -51,12 +53,22 @@ export class ContentPatcher {
       const receipt = await doc.receipt(patch.clientId, patch.seq);
       if (receipt) return repeated(receipt, requestHash);
 
-      const foreign = await this.foreignOps(doc, head, patch);
+      let foreign = await this.foreignOps(doc, head, patch);
       let ops = submitted;
       if (foreign.length > 0) {
         const baseLength = (await doc.lines()).length - lineDelta(foreign);
         checkRange(submitted, baseLength);
-        const rebased = rebaseOps(foreign, submitted);
+        let rebased = rebaseOps(foreign, submitted);
+        if (!rebased.ok) {
+          // The rule judges ranges, not text: a hunk that rewrites lines with their own content, or
+          // foreign versions that undid each other, look like overlaps where a three-way merge of
+          // the texts is clean. Only on this rare path is the base text rebuilt to tell them apart.
+          const base = await rebuildText(doc, patch.baseVersion);
+          if (base) {
+            foreign = minimizeOps(base.lines, foreign);
+            rebased = rebaseOps(foreign, minimizeOps(base.lines, submitted));
+          }
+        }
         if (!rebased.ok) return { kind: "conflict", currentVersion: head.version, opsSinceBase: foreign };
         ops = rebased.ops;
       }

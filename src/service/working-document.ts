@@ -3,7 +3,7 @@ import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, VersionRecord } from "../storage/store.js";
 import type { CachedHead } from "./head-cache.js";
-import { rebuildText } from "./document-text.js";
+import { rebuildText, type TextSource } from "./document-text.js";
 
 /** A change to record as the next version. */
 export interface VersionDraft {
@@ -44,7 +44,7 @@ function snapshotDue(versionsSinceBasis: number, length: number): boolean {
  * store's exclusive section, plus what earlier commands of the batch decided. Commands check
  * first and call {@link commit} last, so a command that throws leaves nothing behind.
  */
-export class WorkingDocument {
+export class WorkingDocument implements TextSource {
   private readonly staged: VersionRecord[] = [];
   private readonly stagedReceipts = new Map<string, PatchReceipt>();
   private readonly committedHead: number;
@@ -89,6 +89,11 @@ export class WorkingDocument {
   async versionsAfter(after: number): Promise<VersionRecord[]> {
     const committed = after < this.committedHead ? await this.tx.versions(after, this.committedHead) : [];
     return [...committed, ...this.staged.filter((record) => record.version > after)];
+  }
+
+  /** Versions in `(after, upTo]`, committed and decided in this batch (a {@link TextSource}). */
+  async versions(after: number, upTo: number): Promise<VersionRecord[]> {
+    return (await this.versionsAfter(after)).filter((record) => record.version <= upTo);
   }
 
   /** One version, committed or decided in this batch. */
