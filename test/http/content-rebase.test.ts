@@ -271,6 +271,8 @@ describe("PATCH /documents/{documentId}/content: line endings and checksums", ()
     const crlf = "one\r\ntwo\r\nthree\r\n";
     const lf = "one\ntwo\nthree\n";
     const id = await newDocument(t.app, crlf);
+    // The content round-trips exactly (decisions §7); the checksum is of its LF form (§4).
+    expect((await readDocument(t.app, id)).content).toBe(crlf);
 
     const refused = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf(crlf), clientId: "client-a", seq: 1, ops: [replace(1, 1, "TWO")] });
     expectProblem(refused, "checksum-mismatch", contentUrl(id), "checksum does not match the text of base version 1; reload the document");
