@@ -1,6 +1,6 @@
 import { composeChain } from "../core/compose-ops.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import type { ChangeType, Store, VersionRecord } from "../storage/store.js";
+import type { ChangeType, Store, VersionSummary } from "../storage/store.js";
 import type { ChangeHub, WakeReason } from "./change-hub.js";
 import type { Clock } from "./clock.js";
 import type { DocumentService } from "./documents.js";
@@ -108,7 +108,7 @@ export class ChangeFeed {
   }
 }
 
-function eventOf(record: VersionRecord): ChangeEventView {
+function eventOf(record: VersionSummary): ChangeEventView {
   const event: ChangeEventView = { version: record.version, changeType: record.changeType };
   if (record.clientId !== undefined) event.clientId = record.clientId;
   if (record.displayName !== undefined) event.displayName = record.displayName;

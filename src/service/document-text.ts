@@ -1,11 +1,11 @@
 import { applyOps } from "../core/apply-ops.js";
 import { joinLines, splitLines } from "../core/lines.js";
-import type { Snapshot, VersionRecord } from "../storage/store.js";
+import type { Snapshot, VersionSummary } from "../storage/store.js";
 
 /** The reads a text rebuild needs; both the store and a document transaction offer them. */
 export interface TextSource {
   fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
-  versions(after: number, upTo: number): Promise<VersionRecord[]>;
+  versions(after: number, upTo: number): Promise<VersionSummary[]>;
 }
 
 /** A text rebuilt at a version, with the version of the full text it started from. */

@@ -1,7 +1,7 @@
 import { joinLines } from "../core/lines.js";
 import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, VersionRecord } from "../storage/store.js";
+import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, VersionRecord, VersionSummary } from "../storage/store.js";
 import type { CachedHead } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
 
@@ -86,13 +86,13 @@ export class WorkingDocument implements TextSource {
   }
 
   /** Versions in `(after, head]`, committed and decided in this batch, oldest first. */
-  async versionsAfter(after: number): Promise<VersionRecord[]> {
+  async versionsAfter(after: number): Promise<VersionSummary[]> {
     const committed = after < this.committedHead ? await this.tx.versions(after, this.committedHead) : [];
     return [...committed, ...this.staged.filter((record) => record.version > after)];
   }
 
   /** Versions in `(after, upTo]`, committed and decided in this batch (a {@link TextSource}). */
-  async versions(after: number, upTo: number): Promise<VersionRecord[]> {
+  async versions(after: number, upTo: number): Promise<VersionSummary[]> {
     return (await this.versionsAfter(after)).filter((record) => record.version <= upTo);
   }
 

@@ -35,6 +35,9 @@ export interface VersionRecord {
   text: string | null;
 }
 
+/** A version without its full text: what range reads return (the feed and text rebuilds need only ops). */
+export type VersionSummary = Omit<VersionRecord, "text">;
+
 /** The latest full text of a document kept beside the ops, so the head is rebuilt from a few ops. */
 export interface Snapshot {
   version: number;
@@ -81,8 +84,8 @@ export interface DocumentTransaction {
   document(): Promise<DocumentRecord | undefined>;
   /** The document's latest snapshot. */
   snapshot(): Promise<Snapshot | undefined>;
-  /** Versions in `(after, upTo]`, oldest first. */
-  versions(after: number, upTo: number): Promise<VersionRecord[]>;
+  /** Versions in `(after, upTo]`, oldest first, without their texts. */
+  versions(after: number, upTo: number): Promise<VersionSummary[]>;
   /** One version, or `undefined`. */
   version(version: number): Promise<VersionRecord | undefined>;
   /** The newest full text at or before `version` (a milestone's text or the snapshot). */
@@ -131,8 +134,8 @@ export interface Store {
   listDocuments(): Promise<DocumentRecord[]>;
   /** One version, or `undefined`. */
   getVersion(id: string, version: number): Promise<VersionRecord | undefined>;
-  /** Versions in `(after, upTo]`, oldest first. */
-  getVersions(id: string, after: number, upTo: number): Promise<VersionRecord[]>;
+  /** Versions in `(after, upTo]`, oldest first, without their texts. */
+  getVersions(id: string, after: number, upTo: number): Promise<VersionSummary[]>;
   /** Every milestone, oldest first. */
   getMilestones(id: string): Promise<VersionRecord[]>;
   /** The document's latest snapshot. */

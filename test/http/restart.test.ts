@@ -4,7 +4,7 @@ import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import type { VersionRecord } from "../../src/storage/store.js";
+import type { VersionSummary } from "../../src/storage/store.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { ManualClock } from "../support/manual-clock.js";
 import { T0_MS, basicAuth, checksum, createDocument, type DocumentJson } from "../support/http-expect.js";
@@ -44,7 +44,7 @@ async function observe(t: TestApp, ids: string[]) {
   };
   const documents: Record<string, unknown> = {};
   const histories: Record<string, unknown> = {};
-  const versions: Record<string, VersionRecord[]> = {};
+  const versions: Record<string, VersionSummary[]> = {};
   for (const id of ids) {
     documents[id] = await get(`${DOCUMENTS}/${id}`);
     histories[id] = await get(`${DOCUMENTS}/${id}/history`);

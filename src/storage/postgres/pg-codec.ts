@@ -26,6 +26,9 @@ export function createTypeParsers(): pg.TypeOverrides {
 export const DOCUMENT_COLUMNS = "id, title, version, deleted, created_at, updated_at, checksum";
 export const VERSION_COLUMNS =
   "document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum, text";
+/** The same row with its text left unread (a NULL in its place). */
+export const VERSION_SUMMARY_COLUMNS =
+  "document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum, NULL::bytea AS text";
 export const RECEIPT_COLUMNS = "document_id, client_id, seq, request_hash, version, ops_since_base, created_at";
 
 export interface DocumentRow {

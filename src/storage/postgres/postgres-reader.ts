@@ -1,9 +1,10 @@
 import type { QueryResult, QueryResultRow } from "pg";
-import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord } from "../store.js";
+import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
 import {
   DOCUMENT_COLUMNS,
   RECEIPT_COLUMNS,
   VERSION_COLUMNS,
+  VERSION_SUMMARY_COLUMNS,
   documentFromRow,
   encodeText,
   receiptFromRow,
@@ -51,14 +52,17 @@ export class PostgresReader {
     return rows[0] && versionFromRow(rows[0]);
   }
 
-  async versions(id: string, after: number, upTo: number): Promise<VersionRecord[]> {
+  async versions(id: string, after: number, upTo: number): Promise<VersionSummary[]> {
     if (!isUuid(id)) return [];
     const { rows } = await this.db.query<VersionRow>(
-      `SELECT ${VERSION_COLUMNS} FROM versions
+      `SELECT ${VERSION_SUMMARY_COLUMNS} FROM versions
         WHERE document_id = $1 AND version > $2 AND version <= $3 ORDER BY version`,
       [id, after, upTo],
     );
-    return rows.map(versionFromRow);
+    return rows.map((row) => {
+      const { text: _text, ...summary } = versionFromRow(row);
+      return summary;
+    });
   }
 
   async milestones(id: string): Promise<VersionRecord[]> {

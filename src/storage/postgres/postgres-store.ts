@@ -9,6 +9,7 @@ import type {
   Snapshot,
   Store,
   VersionRecord,
+  VersionSummary
 } from "../store.js";
 import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
 import { COMMIT_CHANNEL, CommitNotifier, commitPayload } from "./commit-notifier.js";
@@ -97,7 +98,7 @@ export class PostgresStore implements Store {
     return this.track(() => this.reader.version(id, version));
   }
 
-  getVersions(id: string, after: number, upTo: number): Promise<VersionRecord[]> {
+  getVersions(id: string, after: number, upTo: number): Promise<VersionSummary[]> {
     return this.track(() => this.reader.versions(id, after, upTo));
   }
 

@@ -1,4 +1,4 @@
-import type { DocumentRecord, DocumentTransaction, PatchReceipt, Snapshot, VersionRecord } from "../store.js";
+import type { DocumentRecord, DocumentTransaction, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
 import {
   DOCUMENT_COLUMNS,
   RECEIPT_COLUMNS,
@@ -55,7 +55,7 @@ export class PostgresTransaction implements DocumentTransaction {
     return this.reader.snapshot(this.documentId);
   }
 
-  versions(after: number, upTo: number): Promise<VersionRecord[]> {
+  versions(after: number, upTo: number): Promise<VersionSummary[]> {
     return this.reader.versions(this.documentId, after, upTo);
   }
 

@@ -1,5 +1,5 @@
 import type { NormalizedOp } from "../../core/normalized-op.js";
-import type { ChangeType, DocumentRecord, PatchReceipt, VersionRecord } from "../store.js";
+import type { ChangeType, DocumentRecord, PatchReceipt, VersionRecord, VersionSummary } from "../store.js";
 
 export interface DocumentRow {
   id: string;
@@ -62,6 +62,14 @@ export function toVersion(row: VersionRow): VersionRecord {
   if (row.client_id !== null) record.clientId = row.client_id;
   if (row.display_name !== null) record.displayName = row.display_name;
   return record;
+}
+
+/** A version row read without its text column. */
+export type VersionSummaryRow = Omit<VersionRow, "text">;
+
+export function toVersionSummary(row: VersionSummaryRow): VersionSummary {
+  const { text: _text, ...summary } = toVersion({ ...row, text: null });
+  return summary;
 }
 
 export function toReceipt(row: ReceiptRow): PatchReceipt {

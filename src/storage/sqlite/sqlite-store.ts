@@ -11,9 +11,19 @@ import type {
   Snapshot,
   Store,
   VersionRecord,
+  VersionSummary,
 } from "../store.js";
 import { migrate } from "./sqlite-migrations.js";
-import { toDocument, toReceipt, toVersion, type DocumentRow, type ReceiptRow, type VersionRow } from "./sqlite-rows.js";
+import {
+  toDocument,
+  toReceipt,
+  toVersion,
+  toVersionSummary,
+  type DocumentRow,
+  type ReceiptRow,
+  type VersionRow,
+  type VersionSummaryRow,
+} from "./sqlite-rows.js";
 import { GroupCommit } from "./group-commit.js";
 
 function prepareStatements(db: Database) {
@@ -21,8 +31,9 @@ function prepareStatements(db: Database) {
     document: db.prepare<[string], DocumentRow>("SELECT * FROM documents WHERE id = ?"),
     documents: db.prepare<[], DocumentRow>("SELECT * FROM documents WHERE deleted = 0 ORDER BY created_at, id"),
     version: db.prepare<[string, number], VersionRow>("SELECT * FROM versions WHERE document_id = ? AND version = ?"),
-    versions: db.prepare<[string, number, number], VersionRow>(
-      "SELECT * FROM versions WHERE document_id = ? AND version > ? AND version <= ? ORDER BY version",
+    versions: db.prepare<[string, number, number], VersionSummaryRow>(
+      `SELECT document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum
+       FROM versions WHERE document_id = ? AND version > ? AND version <= ? ORDER BY version`,
     ),
     milestones: db.prepare<[string], VersionRow>("SELECT * FROM versions WHERE document_id = ? AND milestone = 1 ORDER BY version"),
     snapshot: db.prepare<[string], Snapshot>("SELECT version, text FROM snapshots WHERE document_id = ?"),
@@ -92,7 +103,7 @@ class SqliteTransaction implements DocumentTransaction {
 
   document = async (): Promise<DocumentRecord | undefined> => readDocument(this.sql, this.id);
   snapshot = async (): Promise<Snapshot | undefined> => this.sql.snapshot.get(this.id);
-  versions = async (after: number, upTo: number): Promise<VersionRecord[]> => this.sql.versions.all(this.id, after, upTo).map(toVersion);
+  versions = async (after: number, upTo: number): Promise<VersionSummary[]> => this.sql.versions.all(this.id, after, upTo).map(toVersionSummary);
   version = async (version: number): Promise<VersionRecord | undefined> => readVersion(this.sql, this.id, version);
   fullTextAtOrBefore = async (version: number): Promise<Snapshot | undefined> => readFullText(this.sql, this.id, version);
   receipt = async (clientId: string, seq: number): Promise<PatchReceipt | undefined> => readReceipt(this.sql, this.id, clientId, seq);
@@ -194,7 +205,7 @@ export class SqliteStore implements Store {
   getDocument = async (id: string) => readDocument(this.sql, id);
   listDocuments = async () => this.sql.documents.all().map(toDocument);
   getVersion = async (id: string, version: number) => readVersion(this.sql, id, version);
-  getVersions = async (id: string, after: number, upTo: number) => this.sql.versions.all(id, after, upTo).map(toVersion);
+  getVersions = async (id: string, after: number, upTo: number) => this.sql.versions.all(id, after, upTo).map(toVersionSummary);
   getMilestones = async (id: string) => this.sql.milestones.all(id).map(toVersion);
   getSnapshot = async (id: string) => this.sql.snapshot.get(id);
   getFullTextAtOrBefore = async (id: string, version: number) => readFullText(this.sql, id, version);
