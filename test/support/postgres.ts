@@ -35,16 +35,24 @@ async function probe(): Promise<string | undefined> {
 
 const unreachable = await probe();
 
+/** Whether the `CI` variable is set: then a suite that needs PostgreSQL fails instead of skipping. */
+export const CI_IS_SET = ciIsSet;
+
+/** Why the test PostgreSQL cannot be used (probed once per test file), or `undefined` when it answers. */
+export function postgresUnreachable(): string | undefined {
+  return unreachable === undefined ? undefined : `PostgreSQL at ${redacted(POSTGRES_TEST_URL)} is unreachable (${unreachable})`;
+}
+
 /**
  * `describe` for suites that need PostgreSQL. Unreachable: skipped with a console message, or,
  * when `CI` is set, a failing test that says why, so that CI never passes without them.
  */
 export function describePostgres(name: string, body: () => void): void {
-  if (unreachable === undefined) {
+  const message = postgresUnreachable();
+  if (message === undefined) {
     describe(name, body);
     return;
   }
-  const message = `PostgreSQL at ${redacted(POSTGRES_TEST_URL)} is unreachable (${unreachable})`;
   if (ciIsSet) {
     describe(name, () => {
       it("needs a reachable PostgreSQL because CI is set", () => {

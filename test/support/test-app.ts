@@ -11,7 +11,11 @@ export interface TestAppOptions {
   config?: (config: Config) => void;
   logger?: FastifyServerOptions["loggerInstance"];
   clock?: ManualClock;
-  /** A store to use instead of a fresh in-memory SQLite one (it is closed with the app). */
+  /**
+   * A store to use instead of a fresh one (it is closed with the app). The fresh one is an
+   * in-memory SQLite store, or, with `FOLIO_TEST_STORE=postgres`, a PostgreSQL store on an empty
+   * schema no other app uses (see test/support/reused-schemas.ts).
+   */
   store?: Store;
   identity?: { name: string; version: string; builtAt?: string };
 }
@@ -33,30 +37,54 @@ export function testConfig(change?: (config: Config) => void): Config {
   return config;
 }
 
-/** Builds the real app on an in-memory SQLite store with a manual clock. */
+/** The store fresh test apps get: `postgres` when `FOLIO_TEST_STORE=postgres` (the vitest project "postgres"), else `sqlite`. */
+export const TEST_STORE_KIND: "sqlite" | "postgres" = process.env.FOLIO_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+/** A fresh store of {@link TEST_STORE_KIND} and how to get rid of it. */
+async function openFreshStore(): Promise<{ store: Store; dispose: () => Promise<void> }> {
+  if (TEST_STORE_KIND === "postgres") {
+    // Imported only here: the PostgreSQL support probes the server when it loads, which SQLite runs must not wait for.
+    const { openEmptyPostgresStore } = await import("./reused-schemas.js");
+    return openEmptyPostgresStore();
+  }
+  const store = SqliteStore.open(":memory:");
+  return { store, dispose: () => store.close() };
+}
+
+/** Builds the real app on a fresh store (see {@link TEST_STORE_KIND}) with a manual clock. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.config);
-  const store = options.store ?? SqliteStore.open(":memory:");
+  const given = options.store;
+  const { store, dispose } = given ? { store: given, dispose: () => given.close() } : await openFreshStore();
   const clock = options.clock ?? new ManualClock();
-  const services = createServices({ config, store, clock });
-  const app = await buildApp({
-    config,
-    store,
-    clock,
-    services,
-    identity: options.identity ?? { name: "folio", version: "0.1.0" },
-    logger: options.logger ?? false,
-  });
-  await app.ready();
-  return {
-    app,
-    store,
-    clock,
-    config,
-    services,
-    async close() {
-      await app.close();
-      await store.close();
-    },
-  };
+  try {
+    const services = createServices({ config, store, clock });
+    const app = await buildApp({
+      config,
+      store,
+      clock,
+      services,
+      identity: options.identity ?? { name: "folio", version: "0.1.0" },
+      logger: options.logger ?? false,
+    });
+    await app.ready();
+    return {
+      app,
+      store,
+      clock,
+      config,
+      services,
+      async close() {
+        try {
+          await app.close();
+        } finally {
+          await dispose();
+        }
+      },
+    };
+  } catch (error) {
+    // Only a store opened here is disposed; a given one stays with the caller, as before.
+    if (!given) await dispose();
+    throw error;
+  }
 }
