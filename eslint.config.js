@@ -26,6 +26,10 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    files: ["**/*.mjs", "**/*.cjs"],
+    languageOptions: { globals: { module: "readonly", require: "readonly", process: "readonly", URL: "readonly", console: "readonly" } },
+  },
+  {
     files: ["test/**/*.ts", "bench/**/*.ts"],
     rules: {
       "@typescript-eslint/no-non-null-assertion": "off",

@@ -56,8 +56,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: true,
     // Errors the router raises before any route runs (a broken percent-encoding, an over-long
     // path segment) are client errors too, and leave as problem+json like every other.
-    frameworkErrors: (error, request, reply) =>
-      sendProblem(request, reply, "invalid-request", `the request path cannot be read: ${error.message}`, { status: 400 }),
+    frameworkErrors: (error, request, reply) => {
+      void sendProblem(request, reply, "invalid-request", `the request path cannot be read: ${error.message}`, { status: 400 });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // An empty JSON body reads as no body (the restore request's body is optional); anything else
