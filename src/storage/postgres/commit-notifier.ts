@@ -9,6 +9,14 @@ const PAYLOAD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})
 const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 5_000;
 
+/** How the LISTEN connection is checked while idle. */
+export interface HeartbeatOptions {
+  /** Time between checks; default 15 s. */
+  intervalMs?: number;
+  /** How long a check may take before the connection counts as lost; default 5 s. */
+  timeoutMs?: number;
+}
+
 export function commitPayload(documentId: string, version: number): string {
   return `${documentId}:${version}`;
 }
@@ -24,21 +32,32 @@ export function parseCommitPayload(payload: string | undefined): CommitNotice | 
  * One dedicated connection that LISTENs for commits and fans them out to the subscribed listeners.
  * A lost connection is re-established with a doubling backoff until {@link close}; after each
  * reconnect every listener is reset, since notices sent while nobody listened are gone.
+ *
+ * A connection that dies without a word (a half-open TCP connection after a network failure or a
+ * failover) raises no event for hours, while notices go nowhere; so the idle connection runs a
+ * query every interval, and one that does not answer in time counts as lost.
  */
 export class CommitNotifier {
   private readonly listeners = new Set<CommitListener>();
   private readonly stopping = new AbortController();
+  private readonly heartbeatIntervalMs: number;
+  private readonly heartbeatTimeoutMs: number;
   private client: pg.Client | undefined;
   private reconnecting: Promise<void> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly config: pg.ClientConfig,
     private readonly onError: (error: Error) => void = () => {},
-  ) {}
+    heartbeat: HeartbeatOptions = {},
+  ) {
+    this.heartbeatIntervalMs = heartbeat.intervalMs ?? 15_000;
+    this.heartbeatTimeoutMs = heartbeat.timeoutMs ?? 5_000;
+  }
 
   /** Connects and listens; rejects when the first connection fails. */
   async start(): Promise<void> {
-    this.client = await this.connect();
+    this.listenOn(await this.connect());
   }
 
   subscribe(listener: CommitListener): () => void {
@@ -55,6 +74,7 @@ export class CommitNotifier {
 
   async close(): Promise<void> {
     this.stopping.abort();
+    clearInterval(this.heartbeat);
     const client = this.client;
     this.client = undefined;
     await this.reconnecting;
@@ -81,10 +101,35 @@ export class CommitNotifier {
     }
   }
 
+  /** Makes `client` the listening connection and checks it every heartbeat interval. */
+  private listenOn(client: pg.Client): void {
+    this.client = client;
+    clearInterval(this.heartbeat);
+    let checking = false;
+    this.heartbeat = setInterval(() => {
+      if (checking || client !== this.client) return;
+      checking = true;
+      const timer = setTimeout(
+        () => this.lost(client, new Error(`the LISTEN connection did not answer a check within ${this.heartbeatTimeoutMs} ms`)),
+        this.heartbeatTimeoutMs,
+      );
+      client
+        .query("SELECT 1")
+        .catch((error: unknown) => this.lost(client, error instanceof Error ? error : new Error(String(error))))
+        .finally(() => {
+          clearTimeout(timer);
+          checking = false;
+        });
+    }, this.heartbeatIntervalMs);
+    this.heartbeat.unref();
+  }
+
   private lost(client: pg.Client, error: Error): void {
     if (client !== this.client || this.stopping.signal.aborted) return;
     this.client = undefined;
+    clearInterval(this.heartbeat);
     this.onError(error);
+    // With a check still waiting for its answer, end() destroys the socket instead of saying goodbye.
     void client.end().catch(() => {});
     this.reconnecting = this.reconnect().finally(() => {
       this.reconnecting = undefined;
@@ -105,7 +150,7 @@ export class CommitNotifier {
           await client.end().catch(() => {});
           return;
         }
-        this.client = client;
+        this.listenOn(client);
         this.forEach((listener) => listener.reset());
         return;
       } catch (error) {

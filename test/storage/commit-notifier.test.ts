@@ -1,0 +1,136 @@
+import { randomUUID } from "node:crypto";
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { afterEach, expect, it } from "vitest";
+import { COMMIT_CHANNEL, CommitNotifier } from "../../src/storage/postgres/commit-notifier.js";
+import type { CommitNotice } from "../../src/storage/store.js";
+import { POSTGRES_TEST_URL, describePostgres, withAdminClient } from "../support/postgres.js";
+
+/**
+ * A TCP proxy in front of the test server that can freeze the connections it carries: bytes stop
+ * flowing both ways, nothing is closed. That is what a network failure looks like to both ends
+ * until TCP gives up, hours later.
+ */
+class FreezableProxy {
+  private readonly pairs: { client: Socket; upstream: Socket; frozen: boolean }[] = [];
+  /** Writes from the client side of each connection, oldest connection first. */
+  readonly writes: number[] = [];
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async start(host: string, port: number): Promise<FreezableProxy> {
+    const carriers: ((client: Socket) => void)[] = [];
+    const server = createServer((client) => carriers[0]?.(client));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    const proxy = new FreezableProxy(server, address.port);
+    carriers.push((client) => proxy.carry(client, connect({ host, port })));
+    return proxy;
+  }
+
+  /** Stops every connection open now from carrying data; new connections work. */
+  freezeAll(): void {
+    for (const pair of this.pairs) pair.frozen = true;
+  }
+
+  async close(): Promise<void> {
+    for (const { client, upstream } of this.pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private carry(client: Socket, upstream: Socket): void {
+    const pair = { client, upstream, frozen: false };
+    const index = this.writes.push(0) - 1;
+    this.pairs.push(pair);
+    client.on("data", (chunk) => {
+      if (pair.frozen) return;
+      this.writes[index]!++;
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => {
+      if (!pair.frozen) client.write(chunk);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", end).on("close", end);
+    upstream.on("error", end).on("close", end);
+  }
+}
+
+class RecordingListener {
+  readonly commits: CommitNotice[] = [];
+  resets = 0;
+  commit(notice: CommitNotice): void {
+    this.commits.push(notice);
+  }
+  reset(): void {
+    this.resets += 1;
+  }
+}
+
+/** Polls `check` with a deadline; fails naming what it waited for. */
+async function until(what: string, check: () => boolean, maxMs = 5_000): Promise<void> {
+  const deadline = performance.now() + maxMs;
+  for (let round = 0; round < 100_000 && !check(); round++) {
+    if (performance.now() > deadline) throw new Error(`gave up after ${maxMs} ms waiting for ${what}`);
+    await new Promise<void>((resolve) => setTimeout(resolve, 2));
+  }
+  if (!check()) throw new Error(`gave up waiting for ${what}`);
+}
+
+describePostgres("CommitNotifier", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function throughProxy(heartbeat: { intervalMs: number; timeoutMs: number }) {
+    const target = new URL(POSTGRES_TEST_URL);
+    const proxy = await FreezableProxy.start(target.hostname, Number(target.port || 5432));
+    cleanups.push(() => proxy.close());
+    const proxied = new URL(POSTGRES_TEST_URL);
+    proxied.hostname = "127.0.0.1";
+    proxied.port = String(proxy.port);
+    const errors: Error[] = [];
+    const notifier = new CommitNotifier({ connectionString: proxied.toString(), connectionTimeoutMillis: 5_000 }, (error) => errors.push(error), heartbeat);
+    await notifier.start();
+    cleanups.push(() => notifier.close());
+    const listener = new RecordingListener();
+    notifier.subscribe(listener);
+    return { proxy, notifier, listener, errors };
+  }
+
+  it("replaces a LISTEN connection that stops answering without closing, resets its listeners and delivers later notices", async () => {
+    const { proxy, notifier, listener, errors } = await throughProxy({ intervalMs: 50, timeoutMs: 200 });
+    const frozenPid = notifier.pid();
+
+    proxy.freezeAll();
+    await until("the reset after the failed check", () => listener.resets === 1);
+
+    expect(notifier.pid()).toBeTypeOf("number");
+    expect(notifier.pid()).not.toBe(frozenPid);
+    expect(errors.map((error) => error.message)).toContain("the LISTEN connection did not answer a check within 200 ms");
+    const id = randomUUID();
+    await withAdminClient((client) => client.query("SELECT pg_notify($1, $2)", [COMMIT_CHANNEL, `${id}:7`]));
+    await until("the notice on the new connection", () => listener.commits.some((notice) => notice.documentId === id));
+    expect(listener.commits.filter((notice) => notice.documentId === id)).toEqual([{ documentId: id, version: 7 }]);
+  });
+
+  it("keeps a healthy LISTEN connection through many checks", async () => {
+    const { proxy, notifier, listener, errors } = await throughProxy({ intervalMs: 20, timeoutMs: 2_000 });
+    const pid = notifier.pid();
+    const writesAtStart = proxy.writes[0]!;
+
+    await until("ten checks on the connection", () => proxy.writes[0]! >= writesAtStart + 10);
+
+    expect({ pid: notifier.pid(), resets: listener.resets, errors, connections: proxy.writes.length }).toEqual({ pid, resets: 0, errors: [], connections: 1 });
+  });
+});
