@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { afterEach, expect, it } from "vitest";
-import { COMMIT_CHANNEL, CommitNotifier } from "../../src/storage/postgres/commit-notifier.js";
-import type { CommitNotice } from "../../src/storage/store.js";
-import { POSTGRES_TEST_URL, describePostgres, withAdminClient } from "../support/postgres.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { COMMIT_CHANNEL, CommitNotifier, commitPayload, parseCommitPayload } from "../../src/storage/postgres/commit-notifier.js";
+import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
+import type { CommitNotice, Store } from "../../src/storage/store.js";
+import { POSTGRES_TEST_URL, describePostgres, openTestStore, withAdminClient } from "../support/postgres.js";
 
 /**
  * A TCP proxy in front of the test server that can freeze the connections it carries: bytes stop
@@ -86,6 +87,23 @@ async function until(what: string, check: () => boolean, maxMs = 5_000): Promise
   if (!check()) throw new Error(`gave up waiting for ${what}`);
 }
 
+describe("the commit payload", () => {
+  const id = "0b7e3c1a-9d2f-4e6b-8a5c-1f2e3d4c5b6a";
+
+  it("round-trips a notice with the origin of the store that sent it", () => {
+    expect(commitPayload(id, 42, "00ff00ff00ff00ff")).toBe(`${id}:42:00ff00ff00ff00ff`);
+    expect(parseCommitPayload(`${id}:42:00ff00ff00ff00ff`)).toEqual({ notice: { documentId: id, version: 42 }, origin: "00ff00ff00ff00ff" });
+  });
+
+  it("accepts a payload without an origin, as stores before it sent", () => {
+    expect(parseCommitPayload(`${id}:7`)).toEqual({ notice: { documentId: id, version: 7 }, origin: undefined });
+  });
+
+  it.each([`${id.toUpperCase()}:1`, `${id}:x`, `${id}:1:short`, `${id}:${"9".repeat(17)}`, "", undefined])("ignores the malformed payload %s", (payload) => {
+    expect(parseCommitPayload(payload)).toBeUndefined();
+  });
+});
+
 describePostgres("CommitNotifier", () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -133,4 +151,39 @@ describePostgres("CommitNotifier", () => {
 
     expect({ pid: notifier.pid(), resets: listener.resets, errors, connections: proxy.writes.length }).toEqual({ pid, resets: 0, errors: [], connections: 1 });
   });
+
+  it("reports the commits of another store on the database but not the store's own", async () => {
+    const first = await openTestStore();
+    cleanups.push(first.cleanup);
+    const second = await PostgresStore.open(POSTGRES_TEST_URL, { schema: first.schema });
+    cleanups.push(() => second.close());
+    const listener = new RecordingListener();
+    first.store.watchCommits(listener);
+
+    const own = randomUUID();
+    const other = randomUUID();
+    await createVersionOne(first.store, own);
+    await createVersionOne(second, other);
+    await until("the other store's notice", () => listener.commits.length > 0);
+    // A notice of the own commit, had it been sent back, was sent before the other one and would be here.
+    expect(listener.commits).toEqual([{ documentId: other, version: 1 }]);
+  });
 });
+
+async function createVersionOne(store: Store, id: string): Promise<void> {
+  const t0 = Date.parse("2026-03-01T12:00:00.000Z");
+  await store.write(id, async (tx) => {
+    tx.putDocument({ id, title: "Plan", version: 1, deleted: false, createdAt: t0, updatedAt: t0, checksum: "sha256:1" });
+    tx.appendVersion({
+      documentId: id,
+      version: 1,
+      changeType: "CREATED",
+      milestone: true,
+      createdAt: t0,
+      title: "Plan",
+      ops: [{ index: 0, count: 1, lines: ["one"] }],
+      checksum: "sha256:1",
+      text: "one",
+    });
+  });
+}

@@ -1,11 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import type { CommitListener, CommitNotice } from "../store.js";
 
-/** The channel every Folio store on a database notifies; payload `<documentId>:<version>`. */
+/**
+ * The channel every Folio store on a database notifies; payload `<documentId>:<version>:<origin>`,
+ * where the origin names the notifying store (an older payload without it is accepted too).
+ */
 export const COMMIT_CHANNEL = "folio_commits";
 
-const PAYLOAD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):(\d{1,16})$/;
+const PAYLOAD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):(\d{1,16})(?::([0-9a-f]{16}))?$/;
 const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 5_000;
 
@@ -17,15 +21,16 @@ export interface HeartbeatOptions {
   timeoutMs?: number;
 }
 
-export function commitPayload(documentId: string, version: number): string {
-  return `${documentId}:${version}`;
+export function commitPayload(documentId: string, version: number, origin: string): string {
+  return `${documentId}:${version}:${origin}`;
 }
 
-export function parseCommitPayload(payload: string | undefined): CommitNotice | undefined {
+/** A commit notice and the origin of the store that sent it (`undefined` for a payload without one). */
+export function parseCommitPayload(payload: string | undefined): { notice: CommitNotice; origin: string | undefined } | undefined {
   const match = PAYLOAD.exec(payload ?? "");
   if (!match) return undefined;
   const version = Number(match[2]);
-  return Number.isSafeInteger(version) ? { documentId: match[1]!, version } : undefined;
+  return Number.isSafeInteger(version) ? { notice: { documentId: match[1]!, version }, origin: match[3] } : undefined;
 }
 
 /**
@@ -36,8 +41,14 @@ export function parseCommitPayload(payload: string | undefined): CommitNotice | 
  * A connection that dies without a word (a half-open TCP connection after a network failure or a
  * failover) raises no event for hours, while notices go nowhere; so the idle connection runs a
  * query every interval, and one that does not answer in time counts as lost.
+ *
+ * Notices that carry this notifier's own {@link origin} are dropped: the service already woke its
+ * waiters for the commits it made itself, and a second wake-up per commit would make every waiter
+ * that re-polled in between read the store again for nothing.
  */
 export class CommitNotifier {
+  /** Put into the payload of this store's own commits (see {@link commitPayload}). */
+  readonly origin = randomBytes(8).toString("hex");
   private readonly listeners = new Set<CommitListener>();
   private readonly stopping = new AbortController();
   private readonly heartbeatIntervalMs: number;
@@ -88,8 +99,8 @@ export class CommitNotifier {
     client.on("end", () => this.lost(client, new Error("the LISTEN connection ended")));
     client.on("notification", (message) => {
       if (message.channel !== COMMIT_CHANNEL) return;
-      const notice = parseCommitPayload(message.payload);
-      if (notice) this.forEach((listener) => listener.commit(notice));
+      const parsed = parseCommitPayload(message.payload);
+      if (parsed && parsed.origin !== this.origin) this.forEach((listener) => listener.commit(parsed.notice));
     });
     try {
       await client.connect();

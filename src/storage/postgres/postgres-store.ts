@@ -139,7 +139,7 @@ export class PostgresStore implements Store {
         const headVersion = await tx.flush();
         // Delivered by PostgreSQL only when the transaction commits, and in commit order.
         if (headVersion !== undefined) {
-          await client.query("SELECT pg_notify($1, $2)", [COMMIT_CHANNEL, commitPayload(head?.id ?? id.toLowerCase(), headVersion)]);
+          await client.query("SELECT pg_notify($1, $2)", [COMMIT_CHANNEL, commitPayload(head?.id ?? id.toLowerCase(), headVersion, this.notifier.origin)]);
         }
         return result;
       });
@@ -217,6 +217,7 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Commits made by the other stores on the database (other instances); this store's own are not reported back. */
   watchCommits(listener: CommitListener): () => void {
     return this.notifier.subscribe(listener);
   }
