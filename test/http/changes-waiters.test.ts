@@ -2,8 +2,7 @@ import { connect, type AddressInfo } from "node:net";
 import type { LightMyRequestResponse } from "fastify";
 import { Agent, fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { buildTestApp, freshTestStore, type TestApp } from "../support/test-app.js";
 import { checksum, createDocument, expectJson, JSON_TYPE } from "../support/http-expect.js";
 import { countCalls } from "../support/count-calls.js";
 import { DOCUMENTS, FeedClient, IDLE_HUB, expectStatus, untilWaiting } from "../support/feed-client.js";
@@ -50,7 +49,7 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
   });
 
   it("computes one answer for 100 waiters with the same since woken by one commit: one read of the store", async () => {
-    const store = SqliteStore.open(":memory:");
+    const store = await freshTestStore();
     const counts = countCalls(store, ["getDocument", "getVersions", "getVersion"]);
     const { app, client } = await started({ store });
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });

@@ -8,6 +8,8 @@ import { POSTGRES_TEST_URL, openTestStore, uniqueSchemaName, withAdminClient } f
 // handed to the next app instead; the file's schemas are dropped when it ends. Nothing crosses
 // files: each file (and so each run) still has schemas of its own.
 const idle: string[] = [];
+/** Schemas of stores not disposed yet; dropped with the idle ones, so that a store closed directly leaves nothing behind. */
+const inUse = new Set<string>();
 let reusing = false;
 /** Set once the file's schemas were dropped: a store closed later (a test that outlived its timeout) drops its own. */
 let fileEnded = false;
@@ -18,7 +20,8 @@ export function reuseSchemasWithinFile(): void {
   reusing = true;
   afterAll(async () => {
     fileEnded = true;
-    const schemas = idle.splice(0);
+    const schemas = [...idle.splice(0), ...inUse];
+    inUse.clear();
     if (schemas.length === 0) return;
     await withAdminClient((client) => client.query(`DROP SCHEMA IF EXISTS ${schemas.map((name) => pg.escapeIdentifier(name)).join(", ")} CASCADE`));
   });
@@ -31,10 +34,12 @@ export async function openEmptyPostgresStore(): Promise<{ store: PostgresStore; 
     return { store, dispose: cleanup };
   }
   const schema = idle.pop() ?? uniqueSchemaName();
+  inUse.add(schema);
   let store: PostgresStore;
   try {
     store = await PostgresStore.open(POSTGRES_TEST_URL, { schema });
   } catch (error) {
+    inUse.delete(schema);
     await dropSchemaQuietly(schema);
     throw error;
   }
@@ -42,6 +47,7 @@ export async function openEmptyPostgresStore(): Promise<{ store: PostgresStore; 
     store,
     dispose: async () => {
       await store.close();
+      if (!inUse.delete(schema)) return;
       try {
         if (fileEnded) throw new Error("the file's schemas are gone");
         await emptySchema(schema);

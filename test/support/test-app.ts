@@ -51,11 +51,24 @@ async function openFreshStore(): Promise<{ store: Store; dispose: () => Promise<
   return { store, dispose: () => store.close() };
 }
 
+/** How to get rid of the stores {@link freshTestStore} made (close, and give up a PostgreSQL schema). */
+const disposers = new WeakMap<Store, () => Promise<void>>();
+
+/**
+ * A fresh store of {@link TEST_STORE_KIND}, for a test that wraps or inspects the store before it
+ * passes it to {@link buildTestApp}; closing that app disposes of it like of the app's own store.
+ */
+export async function freshTestStore(): Promise<Store> {
+  const { store, dispose } = await openFreshStore();
+  disposers.set(store, dispose);
+  return store;
+}
+
 /** Builds the real app on a fresh store (see {@link TEST_STORE_KIND}) with a manual clock. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.config);
   const given = options.store;
-  const { store, dispose } = given ? { store: given, dispose: () => given.close() } : await openFreshStore();
+  const { store, dispose } = given ? { store: given, dispose: disposers.get(given) ?? (() => given.close()) } : await openFreshStore();
   const clock = options.clock ?? new ManualClock();
   try {
     const services = createServices({ config, store, clock });
