@@ -168,6 +168,30 @@ describePostgres("CommitNotifier", () => {
     // A notice of the own commit, had it been sent back, was sent before the other one and would be here.
     expect(listener.commits).toEqual([{ documentId: other, version: 1 }]);
   });
+
+  it("sends no notice for a write that appends no version, such as a snapshot written for compaction", async () => {
+    const first = await openTestStore();
+    cleanups.push(first.cleanup);
+    const second = await PostgresStore.open(POSTGRES_TEST_URL, { schema: first.schema });
+    cleanups.push(() => second.close());
+    const listener = new RecordingListener();
+    second.watchCommits(listener);
+    const quiet = randomUUID();
+    const loud = randomUUID();
+    await createVersionOne(first.store, quiet);
+    await until("the notice of the created document", () => listener.commits.length === 1);
+
+    await first.store.write(quiet, async (tx) => {
+      tx.putSnapshot({ version: 1, text: "one" });
+    });
+    await createVersionOne(first.store, loud);
+    await until("the notice of the second document", () => listener.commits.length >= 2);
+
+    expect(listener.commits).toEqual([
+      { documentId: quiet, version: 1 },
+      { documentId: loud, version: 1 },
+    ]);
+  });
 });
 
 async function createVersionOne(store: Store, id: string): Promise<void> {

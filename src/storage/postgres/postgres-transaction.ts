@@ -111,18 +111,18 @@ export class PostgresTransaction implements DocumentTransaction {
 
   /**
    * Executes the staged writes in order and seals the transaction. Returns the head version to
-   * announce, or `undefined` when nothing was staged.
+   * announce when a version was appended; otherwise `undefined`: a snapshot, a receipt or a
+   * milestone mark alone gives a feed nothing new, and a notice would only make waiters re-read.
    */
   async flush(): Promise<number | undefined> {
     this.seal();
     if (this.failure) throw this.failure;
-    if (this.staged.length === 0) return undefined;
     let headVersion = this.lastStagedVersion ?? this.head?.version ?? 0;
     for (const write of this.staged) {
       if (write.kind === "document") headVersion = write.document.version;
       await this.execute(write);
     }
-    return headVersion;
+    return this.lastStagedVersion === undefined ? undefined : headVersion;
   }
 
   /** Refuses any further staging, e.g. from a promise the work function left running. */
