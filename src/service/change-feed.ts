@@ -51,7 +51,7 @@ export class ChangeFeed {
     for (;;) {
       const remaining = deadline - clock.now();
       // Registered before the read, so that a commit between the read and the wait is not missed.
-      const wait = remaining > 0 ? hub.wait(id, remaining, signal) : undefined;
+      const wait = remaining > 0 ? hub.wait(id, since, remaining, signal) : undefined;
       let answer: ChangeFeedView | undefined;
       try {
         answer = woken && woken.version > since ? await this.sharedRead(id, since, woken) : await this.read(id, since);

@@ -1,7 +1,9 @@
-/** Why a wait ended. */
-export type WakeReason = { kind: "changed"; version: number; generation: number } | { kind: "timeout" } | { kind: "closed" } | { kind: "aborted" };
+/** Why a wait ended; `version` 0 means a wake-all after lost notices (re-read, nothing shared). */
+export type WakeReason = { kind: "changed"; version: number } | { kind: "timeout" } | { kind: "closed" } | { kind: "aborted" };
 
 interface Waiter {
+  /** The newest version the waiting client has: a commit at or below it is no news to it. */
+  since: number;
   settle: (reason: WakeReason) => void;
 }
 
@@ -20,14 +22,13 @@ export class ChangeHub {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private timers = 0;
   private closed = false;
-  /** Grows on every wake-all (a lost notification source), so shared answers are never stale. */
-  private generation = 0;
 
   /**
-   * Registers a wait, at once, until `documentId` changes, `timeoutMs` passes, `signal` aborts or
-   * the hub closes. Register before reading the store, so that no commit falls between the two.
+   * Registers a wait, at once, until `documentId` changes past `since`, `timeoutMs` passes,
+   * `signal` aborts or the hub closes. Register before reading the store, so that no commit falls
+   * between the two.
    */
-  wait(documentId: string, timeoutMs: number, signal?: AbortSignal): Wait {
+  wait(documentId: string, since: number, timeoutMs: number, signal?: AbortSignal): Wait {
     if (this.closed) return { reason: Promise.resolve({ kind: "closed" }), cancel: () => undefined };
     if (signal?.aborted) return { reason: Promise.resolve({ kind: "aborted" }), cancel: () => undefined };
     let cancel: () => void = () => undefined;
@@ -42,6 +43,7 @@ export class ChangeHub {
       const timer = setTimeout(() => waiter.settle({ kind: "timeout" }), timeoutMs);
       this.timers++;
       const waiter: Waiter = {
+        since,
         settle: (reason) => {
           if (!waiters.delete(waiter)) return;
           if (waiters.size === 0 && this.waiters.get(documentId) === waiters) this.waiters.delete(documentId);
@@ -58,19 +60,21 @@ export class ChangeHub {
     return { reason, cancel };
   }
 
-  /** A commit of `documentId` at `version` happened: wake that document's waiters only. */
+  /**
+   * A commit of `documentId` at `version` happened: wake that document's waiters that do not have
+   * it yet (a notice that arrives late, after the waiter read that version, wakes nobody).
+   */
   notify(documentId: string, version: number): void {
     const set = this.waiters.get(documentId);
     if (!set) return;
-    const reason: WakeReason = { kind: "changed", version, generation: this.generation };
-    for (const waiter of [...set]) waiter.settle(reason);
+    const reason: WakeReason = { kind: "changed", version };
+    for (const waiter of [...set]) if (waiter.since < version) waiter.settle(reason);
   }
 
   /** Notifications may have been lost: wake every waiter to re-read the store. */
   wakeAll(): void {
-    this.generation++;
     for (const [documentId, set] of [...this.waiters]) {
-      const reason: WakeReason = { kind: "changed", version: 0, generation: this.generation };
+      const reason: WakeReason = { kind: "changed", version: 0 };
       for (const waiter of [...set]) waiter.settle(reason);
       this.waiters.delete(documentId);
     }

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { ChangeHub } from "../../src/service/change-hub.js";
+
+const DOC = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
+const OTHER = "8c1d2e3f-4a5b-4c6d-8e7f-901234567890";
+const IDLE = { documents: 0, waiters: 0, timers: 0 };
+
+describe("ChangeHub", () => {
+  it("wakes a waiter with the version of a commit past its since, and forgets it", async () => {
+    const hub = new ChangeHub();
+    const wait = hub.wait(DOC, 3, 60_000);
+    expect(hub.stats()).toEqual({ documents: 1, waiters: 1, timers: 1 });
+
+    hub.notify(DOC, 4);
+
+    expect(await wait.reason).toEqual({ kind: "changed", version: 4 });
+    expect(hub.stats()).toEqual(IDLE);
+  });
+
+  it("does not wake a waiter for a commit it already has, nor for another document", async () => {
+    const hub = new ChangeHub();
+    const wait = hub.wait(DOC, 5, 60_000);
+    let settled = false;
+    void wait.reason.then(() => (settled = true));
+
+    hub.notify(DOC, 5);
+    hub.notify(DOC, 2);
+    hub.notify(OTHER, 9);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(settled).toBe(false);
+    expect(hub.stats()).toEqual({ documents: 1, waiters: 1, timers: 1 });
+    wait.cancel();
+    expect(await wait.reason).toEqual({ kind: "aborted" });
+    expect(hub.stats()).toEqual(IDLE);
+  });
+
+  it("wakes every waiter with version 0 when notices may have been lost", async () => {
+    const hub = new ChangeHub();
+    const waits = [hub.wait(DOC, 7, 60_000), hub.wait(OTHER, 1, 60_000)];
+
+    hub.wakeAll();
+
+    expect(await Promise.all(waits.map((wait) => wait.reason))).toEqual([
+      { kind: "changed", version: 0 },
+      { kind: "changed", version: 0 },
+    ]);
+    expect(hub.stats()).toEqual(IDLE);
+  });
+
+  it("ends a wait when its time runs out, its signal aborts, or the hub closes", async () => {
+    const hub = new ChangeHub();
+    const timedOut = hub.wait(DOC, 0, 1);
+    const controller = new AbortController();
+    const aborted = hub.wait(DOC, 0, 60_000, controller.signal);
+    const closed = hub.wait(OTHER, 0, 60_000);
+
+    controller.abort();
+    expect(await aborted.reason).toEqual({ kind: "aborted" });
+    expect(await timedOut.reason).toEqual({ kind: "timeout" });
+    hub.close();
+    expect(await closed.reason).toEqual({ kind: "closed" });
+    expect(hub.stats()).toEqual(IDLE);
+    expect(await hub.wait(DOC, 0, 60_000).reason).toEqual({ kind: "closed" });
+  });
+});
