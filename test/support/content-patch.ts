@@ -1,5 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
+import type { LineOperation } from "../../src/core/line-operation.js";
+import type { ContentPatch } from "../../src/service/patch-content.js";
 import { checksum, expectJson, expectProblem as expectProblemBody } from "./http-expect.js";
 
 /*
@@ -11,23 +13,10 @@ import { checksum, expectJson, expectProblem as expectProblemBody } from "./http
 export const DOCUMENTS = "/api/v1/documents";
 
 /** One line operation as the wire carries it. */
-export interface WireOp {
-  op: "replace" | "insert" | "delete";
-  index: number;
-  count?: number;
-  lines?: string[];
-}
+export type WireOp = LineOperation;
 
-/** A ContentPatchRequest; `unknown` fields let a test send what the schema must refuse. */
-export interface PatchBody {
-  baseVersion: number;
-  checksum: string;
-  clientId: string;
-  seq: number;
-  displayName?: string;
-  milestone?: boolean;
-  ops: WireOp[];
-}
+/** A ContentPatchRequest. */
+export type PatchBody = ContentPatch;
 
 export interface HistoryEntryJson {
   documentId: string;
