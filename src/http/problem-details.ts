@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError, type ProblemCode } from "../service/service-error.js";
+import { StorageUnavailableError } from "../storage/store.js";
 
 /** RFC 9457 problem details; every error answer has this shape (except the content patch's 409). */
 export const ProblemDetailSchema = Type.Object(
@@ -16,7 +17,10 @@ export const ProblemDetailSchema = Type.Object(
 
 export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 
-type RenderedCode = ProblemCode | "route-not-found" | "internal";
+/** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */
+const STORAGE_RETRY_SECONDS = 5;
+
+type RenderedCode = ProblemCode | "route-not-found" | "storage-unavailable" | "internal";
 
 /** The one table of problem kinds: status and title per stable code (listed in the README). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
@@ -37,6 +41,7 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "tracker-rejected": { status: 400, title: "Rejected by the tracker" },
   "tracker-unavailable": { status: 502, title: "Tracker unavailable" },
   "tracker-not-configured": { status: 503, title: "No tracker configured" },
+  "storage-unavailable": { status: 503, title: "Storage unavailable" },
   internal: { status: 500, title: "Internal error" },
 };
 
@@ -70,6 +75,10 @@ function validationDetail(error: FastifyError): string {
 /** The error handler of the app: every error leaves as problem+json; internals never leak on 5xx. */
 export function renderError(error: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ServiceError) return sendProblem(request, reply, error.code, error.message, error.extra);
+  if (error instanceof StorageUnavailableError) {
+    request.log.warn({ err: error }, "storage unavailable");
+    return sendProblem(request, reply, "storage-unavailable", "the database cannot serve now; retry shortly", { retryAfterSeconds: STORAGE_RETRY_SECONDS });
+  }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return sendProblem(request, reply, "invalid-request", validationDetail(fastifyError));
   switch (fastifyError.code) {

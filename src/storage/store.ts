@@ -1,5 +1,18 @@
 import type { NormalizedOp } from "../core/normalized-op.js";
 
+/**
+ * The store cannot serve now for a reason outside the request: the database is unreachable, a
+ * lock held elsewhere outlasted the wait, the disk is full. Adapters raise it; the HTTP layer
+ * answers 503 with `Retry-After`, so clients and load balancers retry instead of giving up.
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = "StorageUnavailableError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
 /** The kinds of change a version records. */
 export type ChangeType = "CREATED" | "UPDATED" | "RENAMED" | "DELETED" | "RESTORED" | "ROLLED_BACK";
 

@@ -1,15 +1,16 @@
 import pg from "pg";
-import type {
-  CommitListener,
-  CompactionResult,
-  DocumentRecord,
-  DocumentTransaction,
-  ListLockState,
-  PatchReceipt,
-  Snapshot,
-  Store,
-  VersionRecord,
-  VersionSummary
+import {
+  type CommitListener,
+  type CompactionResult,
+  type DocumentRecord,
+  type DocumentTransaction,
+  type ListLockState,
+  type PatchReceipt,
+  type Snapshot,
+  type Store,
+  type VersionRecord,
+  type VersionSummary,
+  StorageUnavailableError,
 } from "../store.js";
 import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
 import { COMMIT_CHANNEL, CommitNotifier, commitPayload } from "./commit-notifier.js";
@@ -45,6 +46,22 @@ const CREATION_LOCK_CLASS = 0x466f0003;
 const LIST_LOCK_COLUMNS = "failures, locked_until AS \"lockedUntil\"";
 
 /** The {@link Store} on PostgreSQL, shared safely by any number of service instances. */
+// SQLSTATE classes and codes that say the database cannot serve now, not that the request is wrong:
+// connection exceptions (08), insufficient resources (53), a lock or statement that outlasted its
+// bound (55P03, 57014), an administrator or crash shutdown (57P01–57P03). Socket errors and the
+// pool's own time-outs say the same.
+const UNAVAILABLE_SQLSTATE = /^(08|53|55P03|57014|57P0[123])/;
+const UNAVAILABLE_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/;
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
+
+function unavailable(error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof StorageUnavailableError) return error;
+  const code = (error as { code?: unknown }).code;
+  const byCode = typeof code === "string" && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.test(code));
+  if (!byCode && !UNAVAILABLE_MESSAGE.test(error.message)) return error;
+  return new StorageUnavailableError(`the PostgreSQL database cannot serve now (${typeof code === "string" ? code : error.message})`, { cause: error });
+}
+
 export class PostgresStore implements Store {
   private readonly reader: PostgresReader;
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -272,6 +289,8 @@ export class PostgresStore implements Store {
     this.inFlight.add(running);
     try {
       return await running;
+    } catch (error) {
+      throw unavailable(error);
     } finally {
       this.inFlight.delete(running);
     }

@@ -1,17 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import BetterSqlite3, { type Database, type Statement } from "better-sqlite3";
-import type {
-  CommitListener,
-  CompactionResult,
-  DocumentRecord,
-  DocumentTransaction,
-  ListLockState,
-  PatchReceipt,
-  Snapshot,
-  Store,
-  VersionRecord,
-  VersionSummary,
+import {
+  type CommitListener,
+  type CompactionResult,
+  type DocumentRecord,
+  type DocumentTransaction,
+  type ListLockState,
+  type PatchReceipt,
+  type Snapshot,
+  type Store,
+  type VersionRecord,
+  type VersionSummary,
+  StorageUnavailableError,
 } from "../store.js";
 import { migrate } from "./sqlite-migrations.js";
 import {
@@ -174,6 +175,18 @@ function readFullText(sql: Statements, id: string, version: number): Snapshot | 
   return milestone ?? usableSnapshot;
 }
 
+// Result codes that say the file cannot serve now (another process's lock outlasted the wait, the
+// disk is full or failing), not that the request or the code is wrong.
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/;
+
+function unavailable(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && UNAVAILABLE.test(code)) {
+    return new StorageUnavailableError(`the SQLite database cannot serve now (${code})`, { cause: error });
+  }
+  return error;
+}
+
 /**
  * The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so an acknowledged
  * change survives a power cut. Writers of one document are serialized in-process (only this
@@ -190,26 +203,38 @@ export class SqliteStore implements Store {
     this.groupCommit = new GroupCommit(db);
   }
 
-  /** Opens (creating and migrating) the database at `path`, or an in-memory one for `:memory:`. */
-  static open(path: string): SqliteStore {
+  /**
+   * Opens (creating and migrating) the database at `path`, or an in-memory one for `:memory:`.
+   * `busyTimeoutMs` bounds the wait for a lock another process holds on the file.
+   */
+  static open(path: string, options: { busyTimeoutMs?: number } = {}): SqliteStore {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = new BetterSqlite3(path);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     migrate(db);
     return new SqliteStore(db);
   }
 
-  getDocument = async (id: string) => readDocument(this.sql, id);
-  listDocuments = async () => this.sql.documents.all().map(toDocument);
-  getVersion = async (id: string, version: number) => readVersion(this.sql, id, version);
-  getVersions = async (id: string, after: number, upTo: number) => this.sql.versions.all(id, after, upTo).map(toVersionSummary);
-  getMilestones = async (id: string) => this.sql.milestones.all(id).map(toVersion);
-  getSnapshot = async (id: string) => this.sql.snapshot.get(id);
-  getFullTextAtOrBefore = async (id: string, version: number) => readFullText(this.sql, id, version);
-  getReceipt = async (id: string, clientId: string, seq: number) => readReceipt(this.sql, id, clientId, seq);
+  getDocument = (id: string) => this.run(() => readDocument(this.sql, id));
+  listDocuments = () => this.run(() => this.sql.documents.all().map(toDocument));
+  getVersion = (id: string, version: number) => this.run(() => readVersion(this.sql, id, version));
+  getVersions = (id: string, after: number, upTo: number) => this.run(() => this.sql.versions.all(id, after, upTo).map(toVersionSummary));
+  getMilestones = (id: string) => this.run(() => this.sql.milestones.all(id).map(toVersion));
+  getSnapshot = (id: string) => this.run(() => this.sql.snapshot.get(id));
+  getFullTextAtOrBefore = (id: string, version: number) => this.run(() => readFullText(this.sql, id, version));
+  getReceipt = (id: string, clientId: string, seq: number) => this.run(() => readReceipt(this.sql, id, clientId, seq));
+
+  /** Runs a synchronous statement, reporting the file's unavailability as such. */
+  private async run<T>(statement: () => T): Promise<T> {
+    try {
+      return statement();
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the store is closed"));
@@ -217,7 +242,13 @@ export class SqliteStore implements Store {
     const run = previous.then(async () => {
       const tx = new SqliteTransaction(this.sql, id);
       const result = await work(tx);
-      if (tx.staged.length > 0) await this.groupCommit.commit(tx.staged);
+      if (tx.staged.length > 0) {
+        try {
+          await this.groupCommit.commit(tx.staged);
+        } catch (error) {
+          throw unavailable(error);
+        }
+      }
       return result;
     });
     const settled = run.catch(() => undefined);
@@ -228,28 +259,32 @@ export class SqliteStore implements Store {
     return run;
   }
 
-  documentsNeedingSnapshot = async (cutoff: number) => this.sql.needingSnapshot.all(cutoff).map((row) => row.id);
+  documentsNeedingSnapshot = (cutoff: number) => this.run(() => this.sql.needingSnapshot.all(cutoff).map((row) => row.id));
 
-  async compact(cutoff: number): Promise<CompactionResult> {
-    return this.db.transaction(() => ({
-      versions: this.sql.compactVersions.run(cutoff).changes,
-      receipts: this.sql.compactReceipts.run(cutoff).changes,
-      ran: true,
-    }))();
+  compact(cutoff: number): Promise<CompactionResult> {
+    return this.run(() =>
+      this.db.transaction(() => ({
+        versions: this.sql.compactVersions.run(cutoff).changes,
+        receipts: this.sql.compactReceipts.run(cutoff).changes,
+        ran: true,
+      }))(),
+    );
   }
 
-  async getListLock(): Promise<ListLockState> {
-    const row = this.sql.listLock.get();
-    return { failures: row?.failures ?? 0, lockedUntil: row?.locked_until ?? 0 };
+  getListLock(): Promise<ListLockState> {
+    return this.run(() => {
+      const row = this.sql.listLock.get();
+      return { failures: row?.failures ?? 0, lockedUntil: row?.locked_until ?? 0 };
+    });
   }
 
   async recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState> {
-    const row = this.sql.recordFailure.get({ now, max: maxFailures, lockMs });
+    const row = await this.run(() => this.sql.recordFailure.get({ now, max: maxFailures, lockMs }));
     return row ? { failures: row.failures, lockedUntil: row.locked_until } : this.getListLock();
   }
 
-  async resetListFailures(): Promise<void> {
-    this.sql.resetFailures.run();
+  resetListFailures(): Promise<void> {
+    return this.run(() => void this.sql.resetFailures.run());
   }
 
   // Only this process writes the file: the service wakes its own waiters after each commit.
