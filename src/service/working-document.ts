@@ -28,10 +28,11 @@ export interface WritePolicy {
   pauseMs: number;
 }
 
-// A snapshot is rewritten once the replay since the last full text would cost more than about an
-// eighth of a rewrite: every few dozen versions for small texts, every ~128 for a 1 MB text.
+// A snapshot rewrites the whole text, so it is spread thin: every 32 versions for small texts, and
+// for large ones every (length / 2 KiB) versions, about 500 for a 1 MB text, which keeps its share
+// of the bytes a one-line patch writes near 2 KB while a rebuild replays at most 1,000 small ops.
 const MIN_VERSIONS_BETWEEN_SNAPSHOTS = 32;
-const CHARACTERS_PER_VERSION = 8192;
+const CHARACTERS_PER_VERSION = 2048;
 const MAX_VERSIONS_BETWEEN_SNAPSHOTS = 1000;
 
 function snapshotDue(versionsSinceBasis: number, length: number): boolean {
