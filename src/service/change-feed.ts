@@ -94,10 +94,13 @@ export class ChangeFeed {
     });
     if (since > head.version) return fullText([]);
 
-    const records = await store.getVersions(id, since, head.version);
+    // The versions since `since` (and `since` itself, for its compaction) from memory when the
+    // writer's cache holds this head; from the store otherwise.
+    const inMemory = documents.recentVersions(head, Math.max(0, since - 1));
+    const records = inMemory ? inMemory.filter((record) => record.version > since) : await store.getVersions(id, since, head.version);
     const events = records.map(eventOf);
     if (since === 0) return fullText(events);
-    const sinceRecord = await store.getVersion(id, since);
+    const sinceRecord = inMemory ? inMemory[0] : await store.getVersion(id, since);
     if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
     return {
       fromVersion: since,

@@ -3,9 +3,10 @@ import { diffLines } from "../core/diff-lines.js";
 import { splitLines } from "../core/lines.js";
 import type { Sha256Hex } from "../core/checksum.js";
 import type { Config } from "../config.js";
-import type { DocumentRecord, Store, VersionRecord } from "../storage/store.js";
+import type { DocumentRecord, Store, VersionRecord, VersionSummary } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import { DocumentWriter, type CommittedListener, type WriteCommand } from "./document-writer.js";
+import { recentAfter } from "./head-cache.js";
 import { rebuildText } from "./document-text.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
@@ -47,13 +48,22 @@ export class DocumentService {
   readonly writer: DocumentWriter;
   private readonly store: Store;
   private readonly maxContentBytes: number;
+  private readonly clock: Clock;
+  private readonly retentionMs: number;
 
   constructor(options: DocumentServiceOptions) {
     this.store = options.store;
     this.maxContentBytes = options.config.documents.maxContentBytes;
+    this.clock = options.clock;
+    this.retentionMs = options.config.history.retentionSeconds * 1000;
     this.writer = new DocumentWriter(
       options.store,
-      { now: () => options.clock.now(), sha256: nodeSha256, pauseMs: options.config.history.pauseSeconds * 1000 },
+      {
+        now: () => options.clock.now(),
+        sha256: nodeSha256,
+        pauseMs: options.config.history.pauseSeconds * 1000,
+        retentionMs: options.config.history.retentionSeconds * 1000,
+      },
       (id, version) => options.onCommitted?.(id, version),
     );
   }
@@ -174,6 +184,15 @@ export class DocumentService {
       throw new ServiceError("content-too-large", `content is ${bytes} bytes; the limit is ${this.maxContentBytes}`);
     }
     return splitLines(content);
+  }
+
+  /**
+   * The versions in `(after, head.version]` from memory, when the cache holds this head and reaches
+   * back that far; `undefined` sends the caller to the store.
+   */
+  recentVersions(head: DocumentRecord, after: number): VersionSummary[] | undefined {
+    const cached = this.writer.cache.get(head.id, head.version);
+    return cached && recentAfter(cached, after, this.clock.now() - this.retentionMs);
   }
 
   /** The exact newest text, from the cache when it holds this version. */

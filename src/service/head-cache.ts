@@ -1,3 +1,8 @@
+import type { VersionSummary } from "../storage/store.js";
+
+/** How many of a document's newest versions stay in memory beside its text. */
+export const RECENT_VERSIONS = 1024;
+
 /** What the service keeps in memory of a document's newest text. */
 export interface CachedHead {
   version: number;
@@ -8,6 +13,34 @@ export interface CachedHead {
   basisVersion: number;
   /** Whether `version` is a milestone (a write pause then needs no promotion). */
   milestone: boolean;
+  /**
+   * The newest versions, oldest first, contiguous and ending at `version` (possibly empty): the
+   * rebase of a stale patch and the feed read their ops here instead of in the store.
+   */
+  recent: VersionSummary[];
+}
+
+// Compaction (by this instance or another) only drops versions created before the retention
+// cutoff, so memory answers only for versions created at or after `notBefore` (the cutoff): older
+// ones are read from the store, which knows whether they were compacted.
+
+/** The version `version` of `entry.recent`, when it holds it and it is younger than `notBefore`. */
+export function recentAt(entry: CachedHead, version: number, notBefore: number): VersionSummary | undefined {
+  const first = entry.recent[0];
+  const record = first && version >= first.version && version <= entry.version ? entry.recent[version - first.version] : undefined;
+  return record && record.createdAt >= notBefore ? record : undefined;
+}
+
+/**
+ * The versions of `entry.recent` in `(after, entry.version]`, or `undefined` when the entry does not
+ * reach back that far or the oldest of them is older than `notBefore`.
+ */
+export function recentAfter(entry: CachedHead, after: number, notBefore: number): VersionSummary[] | undefined {
+  if (after >= entry.version) return [];
+  const first = entry.recent[0];
+  if (!first || first.version > after + 1) return undefined;
+  const range = entry.recent.slice(after + 1 - first.version);
+  return range[0] && range[0].createdAt >= notBefore ? range : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { joinLines } from "../core/lines.js";
 import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, VersionRecord, VersionSummary } from "../storage/store.js";
-import type { CachedHead } from "./head-cache.js";
+import { RECENT_VERSIONS, recentAfter, recentAt, type CachedHead } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
 
 /** A change to record as the next version. */
@@ -26,6 +26,8 @@ export interface WritePolicy {
   sha256: Sha256Hex;
   /** A write pause at least this long promotes the current version to a milestone. */
   pauseMs: number;
+  /** Versions older than this may be compacted: memory does not answer for them. */
+  retentionMs: number;
 }
 
 // A snapshot rewrites the whole text, so it is spread thin: every 32 versions for small texts, and
@@ -88,6 +90,8 @@ export class WorkingDocument implements TextSource {
 
   /** Versions in `(after, head]`, committed and decided in this batch, oldest first. */
   async versionsAfter(after: number): Promise<VersionSummary[]> {
+    const inMemory = this.current && recentAfter(this.current, after, this.policy.now() - this.policy.retentionMs);
+    if (inMemory) return inMemory;
     const committed = after < this.committedHead ? await this.tx.versions(after, this.committedHead) : [];
     return [...committed, ...this.staged.filter((record) => record.version > after)];
   }
@@ -97,8 +101,10 @@ export class WorkingDocument implements TextSource {
     return (await this.versionsAfter(after)).filter((record) => record.version <= upTo);
   }
 
-  /** One version, committed or decided in this batch. */
-  async version(version: number): Promise<VersionRecord | undefined> {
+  /** One version (without its text), committed or decided in this batch. */
+  async version(version: number): Promise<VersionSummary | undefined> {
+    const inMemory = this.current && recentAt(this.current, version, this.policy.now() - this.policy.retentionMs);
+    if (inMemory) return inMemory;
     if (version > this.committedHead) return this.staged.find((record) => record.version === version);
     return this.tx.version(version);
   }
@@ -129,10 +135,12 @@ export class WorkingDocument implements TextSource {
     const text = draft.text ?? joinLines(draft.lines);
     const checksum = checksumOf(text, this.policy.sha256);
 
+    let recent = current?.recent ?? [];
     if (previous && current && !current.milestone && now - previous.updatedAt >= this.policy.pauseMs) {
       this.tx.markMilestone(previous.version, current.text);
       const promoted = this.staged.find((record) => record.version === previous.version);
       if (promoted) promoted.milestone = true;
+      recent = recent.map((record) => (record.version === previous.version ? { ...record, milestone: true } : record));
     }
 
     const record: VersionRecord = {
@@ -167,7 +175,9 @@ export class WorkingDocument implements TextSource {
       this.tx.putSnapshot({ version, text });
       basisVersion = version;
     }
-    this.current = { version, text, lines: draft.lines, basisVersion, milestone: draft.milestone };
+    const { text: _text, ...summary } = record;
+    recent = [...recent.slice(Math.max(0, recent.length + 1 - RECENT_VERSIONS)), summary];
+    this.current = { version, text, lines: draft.lines, basisVersion, milestone: draft.milestone, recent };
     return record;
   }
 
@@ -202,6 +212,7 @@ export class WorkingDocument implements TextSource {
       lines: rebuilt.lines,
       basisVersion: rebuilt.basisVersion,
       milestone: record?.milestone ?? false,
+      recent: [],
     };
     return this.current;
   }

@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import {
   T0,
-  T0_MS,
   UNKNOWN_ID,
   at,
   checksum,
@@ -223,14 +222,21 @@ describe("POST /documents/{documentId}/restore", () => {
   });
 
   describe("after compaction", () => {
-    /** A document with 40 sync versions (v2..v41, line 0 = "line 1".."line 40"), compacted as far as it goes. */
+    /** A day and a second after the patches: past the default retention period. */
+    const AFTER_RETENTION_MS = 86_401_000;
+
+    /**
+     * A document with 40 sync versions (v2..v41, line 0 = "line 1".."line 40"); then the clock moves past
+     * the retention period and the service's compaction runs, as far as it goes.
+     */
     async function compactedDocument(): Promise<DocumentJson> {
       const created = await createDocument(t.app, { title: "Busy", content: "line 0\nend" });
       for (let seq = 1; seq <= 40; seq++) {
         const response = await patchLine(created.id, seq, `line ${seq - 1}\nend`, seq, `line ${seq}`);
         expect(response.statusCode).toBe(200);
       }
-      const compaction = await t.store.compact(T0_MS + 1);
+      t.clock.advance(AFTER_RETENTION_MS);
+      const compaction = await t.services.compactor.runOnce();
       expect(compaction.versions).toBeGreaterThan(0);
       return created;
     }
@@ -250,9 +256,9 @@ describe("POST /documents/{documentId}/restore", () => {
     it("still restores a deleted document from its deletion record", async () => {
       const { id } = await compactedDocument();
       await remove(id);
-      await t.store.compact(T0_MS + 1);
+      await t.services.compactor.runOnce();
 
-      expectJson(await restore(id), 200, { id, title: "Busy", content: "line 40\nend", version: 43, createdAt: T0, updatedAt: T0 });
+      expectJson(await restore(id), 200, { id, title: "Busy", content: "line 40\nend", version: 43, createdAt: T0, updatedAt: at(AFTER_RETENTION_MS) });
     });
   });
 
