@@ -24,13 +24,12 @@ export class ChangeHub {
   private closed = false;
 
   /**
-   * Registers a wait, at once, until `documentId` changes past `since`, `timeoutMs` passes,
-   * `signal` aborts or the hub closes. Register before reading the store, so that no commit falls
-   * between the two.
+   * Registers a wait, at once, until `documentId` changes past `since`, `timeoutMs` passes, the
+   * wait is cancelled or the hub closes. Register before reading the store, so that no commit
+   * falls between the two.
    */
-  wait(documentId: string, since: number, timeoutMs: number, signal?: AbortSignal): Wait {
+  wait(documentId: string, since: number, timeoutMs: number): Wait {
     if (this.closed) return { reason: Promise.resolve({ kind: "closed" }), cancel: () => undefined };
-    if (signal?.aborted) return { reason: Promise.resolve({ kind: "aborted" }), cancel: () => undefined };
     let cancel: () => void = () => undefined;
     const reason = new Promise<WakeReason>((resolve) => {
       let set = this.waiters.get(documentId);
@@ -39,7 +38,6 @@ export class ChangeHub {
         this.waiters.set(documentId, set);
       }
       const waiters = set;
-      const onAbort = () => waiter.settle({ kind: "aborted" });
       const timer = setTimeout(() => waiter.settle({ kind: "timeout" }), timeoutMs);
       this.timers++;
       const waiter: Waiter = {
@@ -49,12 +47,10 @@ export class ChangeHub {
           if (waiters.size === 0 && this.waiters.get(documentId) === waiters) this.waiters.delete(documentId);
           clearTimeout(timer);
           this.timers--;
-          signal?.removeEventListener("abort", onAbort);
           resolve(reason);
         },
       };
       waiters.add(waiter);
-      signal?.addEventListener("abort", onAbort, { once: true });
       cancel = () => waiter.settle({ kind: "aborted" });
     });
     return { reason, cancel };

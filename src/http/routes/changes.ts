@@ -55,11 +55,14 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
     },
     async (request, reply) => {
       // A client that goes away ends its wait at once: no waiter and no timer stay behind.
-      const gone = new AbortController();
-      const onClose = () => gone.abort();
+      const departure: { gone: boolean; onGone?: () => void } = { gone: false };
+      const onClose = () => {
+        departure.gone = true;
+        departure.onGone?.();
+      };
       reply.raw.once("close", onClose);
       try {
-        const answer = await feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, gone.signal);
+        const answer = await feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, departure);
         if (!answer) return reply.code(204).send(null);
         const { ops, ...rest } = answer;
         return { ...rest, ...(ops ? { ops: ops.map(toLineOperation) } : {}) };
