@@ -10,7 +10,7 @@ interface Waiter {
 /** One registered wait: its outcome, and a way to end it early. */
 export interface Wait {
   readonly reason: Promise<WakeReason>;
-  cancel(): void;
+  readonly cancel: () => void;
 }
 
 /**
