@@ -3,8 +3,7 @@ import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, Store, VersionSummary } from "../storage/store.js";
 import type { ChangeHub, WakeReason } from "./change-hub.js";
 import type { Clock } from "./clock.js";
-import type { DocumentService } from "./documents.js";
-import { ServiceError } from "./service-error.js";
+import { documentNotFound, type DocumentService } from "./documents.js";
 
 /** One recorded version as the feed reports it. */
 export interface ChangeEventView {
@@ -96,7 +95,7 @@ export class ChangeFeed {
   private async read(id: string, since: number): Promise<ChangeFeedView | undefined> {
     const { store, documents } = this.options;
     const head = await store.getDocument(id);
-    if (!head) throw new ServiceError("not-found", `no document ${id}`);
+    if (!head) throw documentNotFound(id);
     if (since === head.version) return undefined;
     const fullText = async (events: ChangeEventView[]): Promise<ChangeFeedView> => ({
       currentVersion: head.version,

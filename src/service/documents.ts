@@ -80,7 +80,7 @@ export class DocumentService {
 
   async get(id: string): Promise<DocumentView> {
     const head = await this.store.getDocument(id);
-    if (!head || head.deleted) throw notFound(id);
+    if (!head || head.deleted) throw documentNotFound(id);
     return { ...summary(head), content: await this.headText(head) };
   }
 
@@ -151,7 +151,7 @@ export class DocumentService {
   /** The milestones oldest first, plus the newest state when it is not one; deleted documents included. */
   async history(id: string): Promise<HistoryEntryView[]> {
     const head = await this.store.getDocument(id);
-    if (!head) throw notFound(id);
+    if (!head) throw documentNotFound(id);
     const milestones = await this.store.getMilestones(id);
     const entries = milestones.map((record) => historyEntry(record, record.text ?? ""));
     if (milestones.at(-1)?.version !== head.version) {
@@ -170,7 +170,7 @@ export class DocumentService {
   write<T>(id: string, command: (doc: WorkingDocument, head: DocumentRecord) => Promise<T>, options = { allowDeleted: false }): Promise<T> {
     const run: WriteCommand<T> = async (doc) => {
       const head = doc.document;
-      if (!head || (head.deleted && !options.allowDeleted)) throw notFound(id);
+      if (!head || (head.deleted && !options.allowDeleted)) throw documentNotFound(id);
       return command(doc, head);
     };
     return this.writer.submit(id, run);
@@ -205,7 +205,8 @@ export class DocumentService {
   }
 }
 
-function notFound(id: string): ServiceError {
+/** The 404 of a document that does not exist (or, outside history, restore and the feed, is deleted). */
+export function documentNotFound(id: string): ServiceError {
   return new ServiceError("not-found", `no document ${id}`);
 }
 

@@ -7,10 +7,10 @@ import type { NormalizedOp } from "../core/normalized-op.js";
 import { minimizeOps } from "../core/minimize-ops.js";
 import { rebaseOps } from "../core/rebase-ops.js";
 import { validateOps } from "../core/validate-ops.js";
-import type { DocumentRecord, PatchReceipt, Store } from "../storage/store.js";
+import type { DocumentRecord, PatchReceipt } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import { rebuildText } from "./document-text.js";
-import type { DocumentService } from "./documents.js";
+import { documentNotFound, type DocumentService } from "./documents.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
 
@@ -38,20 +38,19 @@ export type PatchOutcome =
  */
 export class ContentPatcher {
   constructor(
-    private readonly options: { store: Store; documents: DocumentService; clock: Clock; maxContentBytes: number },
+    private readonly options: { documents: DocumentService; clock: Clock; maxContentBytes: number },
   ) {}
 
   async patch(id: string, patch: ContentPatch): Promise<PatchOutcome> {
     const submitted = checkOps(patch);
     const requestHash = hashRequest(patch, submitted);
 
-    // A repeat usually finds its receipt here, without queueing behind the document's writers.
-    const earlier = await this.options.store.getReceipt(id, patch.clientId, patch.seq);
-    if (earlier) return repeated(earlier, requestHash);
-
-    return this.options.documents.write(id, async (doc, head) => {
+    return this.options.documents.writer.submit(id, async (doc) => {
+      // The receipt first: a repeat gets its stored answer even after the document was deleted.
       const receipt = await doc.receipt(patch.clientId, patch.seq);
       if (receipt) return repeated(receipt, requestHash);
+      const head = doc.document;
+      if (!head || head.deleted) throw documentNotFound(id);
 
       let foreign = await this.foreignOps(doc, head, patch);
       let ops = submitted;

@@ -41,7 +41,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     documents,
     hub,
     compactor,
-    patcher: new ContentPatcher({ store, documents, clock, maxContentBytes: config.documents.maxContentBytes }),
+    patcher: new ContentPatcher({ documents, clock, maxContentBytes: config.documents.maxContentBytes }),
     feed: new ChangeFeed({ store, documents, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds }),
     listAccess: new ListAccess({ store, clock, config: config.masterPassword }),
     start: () => compactor.start(),
