@@ -62,4 +62,41 @@ describe("ChangeHub", () => {
     expect(hub.stats()).toEqual(IDLE);
     expect(await hub.wait(DOC, 0, 60_000).reason).toEqual({ kind: "closed" });
   });
+
+  it("wakes a busy document's waiters once per window, with the newest of the commits in it", async () => {
+    const hub = new ChangeHub(1, 250);
+    const waits = Array.from({ length: 10 }, () => hub.wait(DOC, 3, 60_000));
+    let settled = 0;
+    for (const wait of waits) void wait.reason.then(() => settled++);
+
+    hub.notify(DOC, 4);
+    hub.notify(DOC, 6);
+    hub.notify(DOC, 5);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(0);
+
+    expect(await Promise.all(waits.map((wait) => wait.reason))).toEqual(Array.from({ length: 10 }, () => ({ kind: "changed", version: 6 })));
+    expect(hub.stats()).toEqual(IDLE);
+  });
+
+  it("wakes a few waiters at once, without a window", () => {
+    const hub = new ChangeHub(0.2, 250);
+    const wait = hub.wait(DOC, 1, 60_000);
+    let settled = false;
+    void wait.reason.then(() => (settled = true));
+
+    hub.notify(DOC, 2);
+
+    return Promise.resolve().then(() => expect(settled).toBe(true));
+  });
+
+  it("drops a held-back wake-up when it closes", async () => {
+    const hub = new ChangeHub(1, 250);
+    const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 0, 60_000));
+    hub.notify(DOC, 1);
+
+    hub.close();
+
+    expect(await Promise.all(waits.map((wait) => wait.reason))).toEqual(Array.from({ length: 5 }, () => ({ kind: "closed" })));
+  });
 });
