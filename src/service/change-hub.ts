@@ -20,8 +20,8 @@ export interface Wait {
  */
 export class ChangeHub {
   private readonly waiters = new Map<string, Set<Waiter>>();
-  /** Wake-ups of a document held back to gather the commits that follow closely (see {@link notify}). */
-  private readonly pendingWakes = new Map<string, { version: number; timer: NodeJS.Timeout }>();
+  /** Documents woken within their window: commits meanwhile are gathered into `version` (see {@link notify}). */
+  private readonly windows = new Map<string, { version: number; timer: NodeJS.Timeout }>();
   private timers = 0;
   private closed = false;
 
@@ -75,28 +75,30 @@ export class ChangeHub {
   notify(documentId: string, version: number): void {
     const set = this.waiters.get(documentId);
     if (!set) return;
-    // Every answer costs a response per waiter, so under a stream of commits the waiters of a busy
-    // document are woken once per window that grows with their number: one answer then carries
-    // several commits, and the waiters it wakes share one `since` (and so one read) next time.
-    // A waiter that registers meanwhile reads the store after registering, so it misses nothing.
-    const pending = this.pendingWakes.get(documentId);
-    if (pending) {
-      pending.version = Math.max(pending.version, version);
+    // Every answer costs a response per waiter. A commit after a quiet spell wakes at once; the
+    // commits of the window that follows (growing with the number of waiters) are gathered and
+    // woken together at its end, so under a stream of commits one answer carries several of them
+    // and the waiters it wakes share one `since`, and so one read, next time. A waiter that
+    // registers meanwhile reads the store after registering, so it misses nothing.
+    const open = this.windows.get(documentId);
+    if (open) {
+      open.version = Math.max(open.version, version);
       return;
     }
     const windowMs = Math.min(this.maxCoalesceMs, set.size * this.msPerWaiter);
-    if (windowMs < 1) {
-      this.wake(documentId, version);
-      return;
-    }
-    const entry = {
-      version,
+    this.wake(documentId, version);
+    if (windowMs >= 1) this.openWindow(documentId, windowMs);
+  }
+
+  private openWindow(documentId: string, windowMs: number): void {
+    const window = {
+      version: 0,
       timer: setTimeout(() => {
-        this.pendingWakes.delete(documentId);
-        this.wake(documentId, entry.version);
+        this.windows.delete(documentId);
+        if (window.version > 0) this.notify(documentId, window.version);
       }, windowMs),
     };
-    this.pendingWakes.set(documentId, entry);
+    this.windows.set(documentId, window);
   }
 
   private wake(documentId: string, version: number): void {
@@ -118,8 +120,8 @@ export class ChangeHub {
   /** Ends every wait at once and refuses new ones (shutdown). */
   close(): void {
     this.closed = true;
-    for (const pending of this.pendingWakes.values()) clearTimeout(pending.timer);
-    this.pendingWakes.clear();
+    for (const window of this.windows.values()) clearTimeout(window.timer);
+    this.windows.clear();
     for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.settle({ kind: "closed" });
   }
 

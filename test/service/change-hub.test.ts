@@ -63,19 +63,22 @@ describe("ChangeHub", () => {
     expect(await hub.wait(DOC, 0, 60_000).reason).toEqual({ kind: "closed" });
   });
 
-  it("wakes a busy document's waiters once per window, with the newest of the commits in it", async () => {
+  it("wakes a busy document's waiters at once, then gathers the commits of the window that follows", async () => {
     const hub = new ChangeHub(1, 250);
-    const waits = Array.from({ length: 10 }, () => hub.wait(DOC, 3, 60_000));
-    let settled = 0;
-    for (const wait of waits) void wait.reason.then(() => settled++);
+    const first = Array.from({ length: 10 }, () => hub.wait(DOC, 3, 60_000));
 
     hub.notify(DOC, 4);
+    expect(await Promise.all(first.map((wait) => wait.reason))).toEqual(Array.from({ length: 10 }, () => ({ kind: "changed", version: 4 })));
+
+    const second = Array.from({ length: 10 }, () => hub.wait(DOC, 4, 60_000));
+    let settled = 0;
+    for (const wait of second) void wait.reason.then(() => settled++);
     hub.notify(DOC, 6);
     hub.notify(DOC, 5);
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(0);
 
-    expect(await Promise.all(waits.map((wait) => wait.reason))).toEqual(Array.from({ length: 10 }, () => ({ kind: "changed", version: 6 })));
+    expect(await Promise.all(second.map((wait) => wait.reason))).toEqual(Array.from({ length: 10 }, () => ({ kind: "changed", version: 6 })));
     expect(hub.stats()).toEqual(IDLE);
   });
 
@@ -92,8 +95,11 @@ describe("ChangeHub", () => {
 
   it("drops a held-back wake-up when it closes", async () => {
     const hub = new ChangeHub(1, 250);
-    const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 0, 60_000));
+    const early = Array.from({ length: 5 }, () => hub.wait(DOC, 0, 60_000));
     hub.notify(DOC, 1);
+    await Promise.all(early.map((wait) => wait.reason));
+    const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 1, 60_000));
+    hub.notify(DOC, 2);
 
     hub.close();
 
