@@ -1,0 +1,35 @@
+/**
+ * Baseline server: bare Fastify, no plugins, no logging.
+ * GET /json answers a small JSON; GET /hold holds the request until POST /release answers every
+ * held one with a body the size of a change-feed answer.
+ */
+import Fastify, { type FastifyReply } from "fastify";
+
+const app = Fastify({ logger: false });
+const held = new Set<FastifyReply>();
+const answer = {
+  fromVersion: 1,
+  currentVersion: 2,
+  ops: [{ op: "replace", index: 0, count: 1, lines: ["line 0 changed by the waking patch"] }],
+  events: [{ version: 2, changeType: "UPDATED", clientId: "bench-trigger" }],
+};
+
+app.get("/json", async () => ({ ok: true, name: "bare-fastify", version: 1 }));
+
+app.get("/hold", (request, reply) => {
+  held.add(reply);
+  request.raw.once("close", () => held.delete(reply));
+});
+
+app.post("/release", async () => {
+  const replies = [...held];
+  held.clear();
+  for (const reply of replies) void reply.send(answer);
+  return { released: replies.length };
+});
+
+app.get("/held", async () => ({ held: held.size }));
+
+const address = await app.listen({ host: "127.0.0.1", port: Number(process.env.PORT ?? 0) });
+process.stdout.write(`${JSON.stringify({ msg: `listening on ${address}`, address })}\n`);
+process.once("SIGTERM", () => void app.close().then(() => process.exit(0)));

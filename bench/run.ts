@@ -1,0 +1,202 @@
+/**
+ * `npm run bench`: starts the service (and the bare Fastify baselines) as separate processes,
+ * drives them from load-generator processes over loopback HTTP, prints a table and writes
+ * docs/benchmarks.md. Flags: --pg URL, --quick, --only a,b, --out FILE, --no-profile, --tsx.
+ * Diagnostics (not for published figures): BENCH_AUTHORS_LEVELS=400,1000 limits the authors
+ * scenario to those N; BENCH_DEBUG=<path prefix> makes it log phase times and write per-patch logs.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { execFileSync } from "node:child_process";
+import { cpuPressure, loadAverage, type BenchContext, type Scenario } from "./lib/context.js";
+import { machineInfo } from "./lib/machine.js";
+import { merge, readExisting, renderScenario, renderTargets, writeDocument, type RunRecord } from "./lib/markdown.js";
+import { dropOrphans } from "./lib/postgres.js";
+import { installCleanup, REPO_ROOT } from "./lib/processes.js";
+import { summarizeProfileFile } from "./lib/profile-summary.js";
+import type { ProfileResult, ScenarioResult } from "./lib/results.js";
+import { buildService, TSX_IMPORT } from "./lib/service.js";
+import { authors } from "./scenarios/authors.js";
+import { bigDocument } from "./scenarios/big-document.js";
+import { feedFanout } from "./scenarios/feed-fanout.js";
+import { hotDocument, manyDocuments } from "./scenarios/hot-document.js";
+import { restart } from "./scenarios/restart.js";
+
+const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, authors, feedFanout, bigDocument, restart];
+/** The whole run stays under 10 minutes (2 in quick mode); the profiles get what is left. */
+const TOTAL_BUDGET_S = { full: 570, quick: 115 };
+
+const { values } = parseArgs({
+  options: {
+    pg: { type: "string" },
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    out: { type: "string" },
+    "no-profile": { type: "boolean", default: false },
+    tsx: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
+  },
+});
+
+if (values.help) {
+  process.stdout.write(
+    "npm run bench -- [--pg URL] [--quick] [--only <scenario,...>] [--out FILE] [--no-profile] [--tsx]\n" +
+      `scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}\n`,
+  );
+  process.exit(0);
+}
+
+const quick = values.quick;
+const selected = values.only ? values.only.split(",").map((id) => id.trim()) : SCENARIOS.map((s) => s.id);
+for (const id of selected) {
+  if (!SCENARIOS.some((s) => s.id === id)) {
+    process.stderr.write(`unknown scenario "${id}"; known: ${SCENARIOS.map((s) => s.id).join(", ")}\n`);
+    process.exit(2);
+  }
+}
+const outPath = values.out ?? (quick ? undefined : join(REPO_ROOT, "docs/benchmarks.md"));
+const backend = values.pg ? "postgres" : "sqlite";
+const started = performance.now();
+const globalDeadline = started + (quick ? TOTAL_BUDGET_S.quick : TOTAL_BUDGET_S.full) * 1000;
+const tmp = mkdtempSync(join(tmpdir(), "folio-bench-"));
+const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
+installCleanup(removeTmp);
+process.on("exit", removeTmp);
+
+const log = (message: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
+
+/** The commit the service was built from, and how many files of src/ differed from it. */
+function describeSource(): string {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+    const changed = execFileSync("git", ["status", "--porcelain", "src"], { cwd: REPO_ROOT, encoding: "utf8" }).split("\n").filter(Boolean).length;
+    return changed > 0 ? `${head} + ${changed} uncommitted file(s) in src/ (others' work in progress)` : head;
+  } catch {
+    return "unknown";
+  }
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = loadAverage();
+  const pressureAtStart = cpuPressure();
+  const source = describeSource();
+  log(`backend ${backend}${quick ? " (quick)" : ""}; scenarios ${selected.join(", ")}; temp dir ${tmp}`);
+  if (values.pg) {
+    const orphans = await dropOrphans(values.pg);
+    if (orphans.length > 0) log(`dropped databases left by killed runs: ${orphans.join(", ")}`);
+  }
+  const machine = await machineInfo(tmp, values.pg);
+  const building = values.tsx
+    ? Promise.resolve({ mode: "tsx" as const, entryArgs: ["--import", TSX_IMPORT, join(REPO_ROOT, "src/server.ts")], buildMs: 0, note: "--tsx: the service ran from source" })
+    : buildService(tmp);
+  // Data generation overlaps the build (tsc runs in a child process); measurements wait for both.
+  const preparing: Promise<unknown>[] = [];
+  for (const scenario of SCENARIOS.filter((s) => selected.includes(s.id))) {
+    const prepared = scenario.prepare?.({ backend, quick, tmp, ...(values.pg ? { pgUrl: values.pg } : {}) });
+    // A failure surfaces in the scenario's run().
+    if (prepared) preparing.push(prepared.catch(() => undefined));
+  }
+  const build = await building;
+  await Promise.all(preparing);
+  log("data generated");
+  log(`source: ${source}`);
+  log(`service: ${build.mode}${build.mode === "dist" ? ` (compiled in ${(build.buildMs / 1000).toFixed(1)} s)` : ""}${build.note ? `; ${build.note}` : ""}`);
+
+  const results: ScenarioResult[] = [];
+  const failures: string[] = [];
+  for (const scenario of SCENARIOS.filter((s) => selected.includes(s.id))) {
+    const budget = (quick ? scenario.budgetS.quick : scenario.budgetS.full) * 1000;
+    const context: BenchContext = {
+      backend,
+      ...(values.pg ? { pgUrl: values.pg } : {}),
+      quick,
+      tmp,
+      build,
+      deadline: Math.min(performance.now() + budget, globalDeadline),
+      log: (message) => log(`${scenario.id}: ${message}`),
+    };
+    log(`${scenario.id}: start (budget ${budget / 1000} s)`);
+    try {
+      const result = await scenario.run(context);
+      results.push(result);
+      log(`${scenario.id}: done in ${result.durationS} s`);
+      process.stdout.write(`\n${renderScenario(result)}\n`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      failures.push(`${scenario.id}: ${message.split("\n")[0]}`);
+      log(`${scenario.id}: FAILED: ${message}`);
+    }
+  }
+
+  const profiles: ProfileResult[] = [];
+  if (!values["no-profile"]) {
+    // Quick mode only checks that profiling works: one profile at most.
+    const missed = results.filter((r) => r.targets.some((t) => !t.met));
+    for (const result of quick ? missed.slice(0, 1) : missed) {
+      const scenario = SCENARIOS.find((s) => s.id === result.id);
+      if (!scenario?.profile) continue;
+      const remaining = globalDeadline - performance.now();
+      if (remaining < (quick ? 15_000 : 45_000)) {
+        log(`${result.id}: no time left for a profile (${Math.round(remaining / 1000)} s)`);
+        continue;
+      }
+      const dir = join(tmp, `profile-${result.id}`);
+      mkdirSync(dir, { recursive: true });
+      log(`${result.id}: profiling the service`);
+      try {
+        const context: BenchContext = {
+          backend,
+          ...(values.pg ? { pgUrl: values.pg } : {}),
+          quick,
+          tmp,
+          build,
+          deadline: Math.min(performance.now() + 90_000, globalDeadline),
+          log: (message) => log(`${result.id} (profile): ${message}`),
+        };
+        const { command } = await scenario.profile(context, dir);
+        const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
+        if (!file) throw new Error("the service wrote no .cpuprofile");
+        const summary = summarizeProfileFile(join(dir, file));
+        profiles.push({ scenario: result.id, backend, takenAt: new Date().toISOString(), command, ...summary });
+      } catch (error) {
+        log(`${result.id}: profile failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  const totalS = Math.round((performance.now() - started) / 100) / 10;
+  process.stdout.write(`\n## Targets\n\n${renderTargets(results)}\n\nTotal time: ${totalS} s\n`);
+  if (failures.length > 0) process.stdout.write(`\nFailed scenarios:\n${failures.map((f) => `- ${f}`).join("\n")}\n`);
+
+  if (outPath && results.length > 0) {
+    const run: RunRecord = {
+      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
+      backend,
+      startedAt: new Date(performance.timeOrigin + started).toISOString(),
+      totalS,
+      quick,
+      service: build.mode === "dist" ? "node dist/server.js (compiled by tsc)" : "tsx src/server.ts",
+      load: [loadAtStart, loadAverage()],
+      cpuPressure: [pressureAtStart, cpuPressure()],
+      source,
+      scenarios: results.map((r) => r.id),
+      machine,
+      notes: [...(build.note ? [build.note] : []), ...failures],
+    };
+    const existing = readExisting(outPath);
+    writeDocument(outPath, merge(existing.data, run, results, profiles), existing.commentary);
+    log(`wrote ${outPath}`);
+  }
+  if (failures.length > 0) process.exitCode = 1;
+}
+
+main()
+  .catch((error: unknown) => {
+    log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    removeTmp();
+  });

@@ -1,0 +1,123 @@
+import { beginResult, checkDeadline, type BenchContext, type Scenario } from "../lib/context.js";
+import { startBaseline, startService, type ServiceUnderTest } from "../lib/service.js";
+import { figure, median } from "../lib/stats.js";
+import { describeStatuses, runClosedLoop, type ClosedLoopRun, type PlannedPhase } from "./closed-loop-runs.js";
+
+const CLIENTS = 50;
+
+function timingFor(context: BenchContext) {
+  return context.quick ? { runs: 2, warmupMs: 500, measureMs: 1500 } : { runs: 3, warmupMs: 700, measureMs: 3000 };
+}
+
+/**
+ * 50 closed-loop clients patching one document (or 1,000), against the bare SQLite-write route and
+ * the bare JSON route measured in the same run, runs interleaved so that they share the machine's noise.
+ */
+async function measure(context: BenchContext, id: string, title: string, documents: number, withTarget: boolean) {
+  const { result, finish } = beginResult(id, title, context.backend);
+  const timing = timingFor(context);
+  const plan = { runs: timing.runs, patch: timing };
+  const servers: { close(): Promise<unknown> }[] = [];
+  try {
+    const service = await startService({ build: context.build, backend: context.backend, tmp: context.tmp, ...(context.pgUrl ? { pgUrl: context.pgUrl } : {}) });
+    servers.push(service);
+    const bareSqlite = await startBaseline("bare-sqlite", context.tmp);
+    servers.push({ close: () => bareSqlite.stop() });
+    const bareJson = documents === 1 ? await startBaseline("bare-fastify", context.tmp) : undefined;
+    if (bareJson) servers.push({ close: () => bareJson.stop() });
+    // With PostgreSQL, the SQLite service runs too, for the PostgreSQL/SQLite ratio.
+    let sqliteService: ServiceUnderTest | undefined;
+    if (context.backend === "postgres" && documents === 1) {
+      sqliteService = await startService({ build: context.build, backend: "sqlite", tmp: context.tmp });
+      servers.push(sqliteService);
+    }
+    checkDeadline(context, id);
+
+    const phases: PlannedPhase[] = [];
+    for (let run = 0; run < plan.runs; run++) {
+      phases.push({ key: "write", server: bareSqlite, mode: "write" });
+      phases.push({ key: "service", server: service, mode: "patch", documents });
+      if (bareJson) phases.push({ key: "json", server: bareJson, mode: "json" });
+      if (sqliteService) phases.push({ key: "sqliteService", server: sqliteService, mode: "patch", documents });
+    }
+    context.log(`${phases.length} phases of ${timing.warmupMs} + ${timing.measureMs} ms in one load-generator process`);
+    const measured = await runClosedLoop(context, phases, { clients: CLIENTS, warmupMs: timing.warmupMs, measureMs: timing.measureMs });
+    const runs: Record<string, ClosedLoopRun[]> = { service: [], sqliteService: [], write: [], json: [] };
+    for (const phase of measured) runs[phase.key]!.push(phase);
+
+    const label = context.backend === "postgres" ? "service (PostgreSQL)" : "service (SQLite)";
+    const add = (name: string, list: ClosedLoopRun[]) => {
+      if (list.length === 0) return;
+      result.rows.push({ label: `${name}: accepted/s`, figure: figure(list.map((r) => r.ratePerSecond), "req/s") });
+      result.rows.push({ label: `${name}: p50 latency`, figure: figure(list.map((r) => r.p50Ms), "ms") });
+      result.rows.push({ label: `${name}: p99 latency`, figure: figure(list.map((r) => r.p99Ms), "ms") });
+      result.rows.push({ label: `${name}: server CPU in window`, figure: figure(list.map((r) => r.serverCores), "cores") });
+      result.rows.push({ label: `${name}: load generator CPU`, figure: figure(list.map((r) => r.loadCpuMs / r.windowMs), "cores") });
+    };
+    add(label, runs.service!);
+    add("service (SQLite), same run", runs.sqliteService!);
+    add("bare SQLite-write route (WAL, synchronous=FULL)", runs.write!);
+    add("bare JSON route", runs.json!);
+
+    const serviceRate = median(runs.service!.map((r) => r.ratePerSecond));
+    const writeRate = median(runs.write!.map((r) => r.ratePerSecond));
+    const paired = runs.service!.map((r, i) => r.ratePerSecond / (runs.write![i]?.ratePerSecond ?? Number.NaN));
+    result.method.push(
+      `${CLIENTS} clients in one load-generator process, each with one request in flight (closed loop), ${plan.patch.warmupMs} ms warm-up, then ${plan.patch.measureMs} ms measured; ${plan.runs} runs, the baselines' runs interleaved with the service's (one server process each for the whole scenario; documents created before the first run).`,
+      documents === 1
+        ? "Service: every client owns one line of one shared document (50 lines) and replaces it; its base is the version of its own last 200, so the service rebases over the patches of the others; the client applies `opsSinceBase` and its own rebased op to its copy, and checksums that copy for the next patch."
+        : `Service: ${documents} documents of 50 lines; every patch goes to a random document; each client keeps its own copy of every document it touched (base = its last 200 on that document).`,
+      "Bare SQLite-write route: POST of the same body size, one `INSERT` transaction per request, WAL with synchronous=FULL. Bare JSON route: GET of a small JSON.",
+      "Counted: 200 answers completed inside the window; latency is from sending to the full answer.",
+    );
+    result.notes.push(`Statuses (all runs, service): ${describeStatuses(runs.service!)}; re-syncs by GET after a 409/422: ${runs.service!.reduce((s, r) => s + r.resyncs, 0)}.`);
+    result.notes.push(`Paired runs, service / bare SQLite-write: ${paired.map((v) => v.toFixed(2)).join(", ")}.`);
+    if (withTarget) {
+      result.targets.push({
+        id: "hot-vs-sqlite-write",
+        label: `hot document (${context.backend}): accepted patches/s vs the bare SQLite-write route`,
+        measured: `${serviceRate.toFixed(0)} / ${writeRate.toFixed(0)} req/s`,
+        value: serviceRate / writeRate,
+        threshold: "≥ 1.0",
+        met: serviceRate / writeRate >= 1.0,
+      });
+      if (sqliteService) {
+        const sqliteRate = median(runs.sqliteService!.map((r) => r.ratePerSecond));
+        result.targets.push({
+          id: "pg-vs-sqlite",
+          label: "PostgreSQL: hot-document rate vs the SQLite rate (same run, same machine)",
+          measured: `${serviceRate.toFixed(0)} / ${sqliteRate.toFixed(0)} patches/s`,
+          value: serviceRate / sqliteRate,
+          threshold: "≥ 0.5",
+          met: serviceRate / sqliteRate >= 0.5,
+        });
+      }
+    }
+  } finally {
+    for (const server of servers.reverse()) await server.close().catch(() => undefined);
+  }
+  return finish();
+}
+
+export const hotDocument: Scenario = {
+  id: "hot-document",
+  title: "Hot document: 50 clients, one document",
+  budgetS: { full: 75, quick: 40 },
+  run: (context) => measure(context, "hot-document", "Hot document: 50 clients, one document", 1, true),
+  profile: async (context, profileDir) => {
+    const service = await startService({ build: context.build, backend: context.backend, tmp: context.tmp, profileDir, ...(context.pgUrl ? { pgUrl: context.pgUrl } : {}) });
+    try {
+      await runClosedLoop(context, [{ key: "service", server: service, mode: "patch", documents: 1 }], { clients: CLIENTS, warmupMs: 500, measureMs: context.quick ? 1500 : 4000 });
+    } finally {
+      await service.close();
+    }
+    return { command: "one hot-document run (50 clients, 1 document) with the service under --cpu-prof" };
+  },
+};
+
+export const manyDocuments: Scenario = {
+  id: "many-documents",
+  title: "Many documents: 50 clients over 1,000 documents",
+  budgetS: { full: 50, quick: 30 },
+  run: (context) => measure(context, "many-documents", "Many documents: 50 clients over 1,000 documents", context.quick ? 200 : 1000, false),
+};
