@@ -36,15 +36,25 @@ const { values } = parseArgs({
     out: { type: "string" },
     "no-profile": { type: "boolean", default: false },
     tsx: { type: "boolean", default: false },
+    "render-only": { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    "npm run bench -- [--pg URL] [--quick] [--only <scenario,...>] [--out FILE] [--no-profile] [--tsx]\n" +
+    "npm run bench -- [--pg URL] [--quick] [--only <scenario,...>] [--out FILE] [--no-profile] [--tsx] [--render-only]\n" +
       `scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}\n`,
   );
+  process.exit(0);
+}
+
+// --render-only: rewrite the document from its own data block (after editing the commentary), measuring nothing.
+if (values["render-only"]) {
+  const path = values.out ?? join(REPO_ROOT, "docs/benchmarks.md");
+  const existing = readExisting(path);
+  writeDocument(path, existing.data, existing.commentary);
+  process.stdout.write(`rendered ${path}\n`);
   process.exit(0);
 }
 

@@ -110,29 +110,37 @@ export function renderScenario(result: ScenarioResult): string {
   for (const row of result.rows) {
     const { figure } = row;
     const runs = figure.runs.map((value) => formatNumber(figure.unit === "bytes" ? value / 1024 : value)).join(", ");
-    out.push(
-      `| ${cell(row.label)} | ${formatFigure(figure.median, figure.unit)} | ${formatFigure(figure.min, figure.unit)} – ${formatFigure(figure.max, figure.unit)} | ${runs} |`,
-    );
+    // Infinity ("never happened") is a value here; only NaN (not measured) is left out of the spread.
+    const measured = figure.runs.filter((value) => !Number.isNaN(value));
+    const min = measured.length > 0 ? Math.min(...measured) : Number.NaN;
+    const max = measured.length > 0 ? Math.max(...measured) : Number.NaN;
+    out.push(`| ${cell(row.label)} | ${formatFigure(figure.median, figure.unit)} | ${formatFigure(min, figure.unit)} – ${formatFigure(max, figure.unit)} | ${runs} |`);
   }
   if (result.notes.length > 0) out.push("", ...result.notes.map((note) => `- ${note}`));
   return out.join("\n");
 }
 
 export function renderProfile(profile: ProfileResult): string {
+  // Shares are of the time the main thread was busy: "(idle)" (waiting for I/O) is shown apart.
+  const idleMs = profile.idleMs ?? profile.top.find((row) => row.name === "(idle)")?.selfMs ?? 0;
+  const busyMs = profile.totalMs - idleMs;
+  const share = (ms: number) => (busyMs > 0 ? ((ms / busyMs) * 100).toFixed(1) : "n/a");
+  const top = profile.top.filter((row) => row.name !== "(idle)");
+  const byFile = profile.byFile.filter((row) => row.location !== "(idle)");
   const out = [
     `### ${profile.scenario} (${profile.backend})`,
     "",
-    `${profile.command}; profile of ${formatNumber(profile.totalMs / 1000)} s of the service's main thread, taken ${profile.takenAt.replace("T", " ").slice(0, 19)} UTC.`,
+    `${profile.command}; ${formatNumber(profile.totalMs / 1000)} s of the service's main thread sampled (start-up included), of which ${formatNumber(idleMs / 1000)} s idle (waiting for I/O) and ${formatNumber(busyMs / 1000)} s busy; taken ${profile.takenAt.replace("T", " ").slice(0, 19)} UTC. Shares are of the busy time. Time in native code called from JavaScript (a SQLite statement, its fsync, a socket write) is counted to the calling function.`,
     "",
-    "| # | function | where | self ms | self % |",
+    "| # | function | where | self ms | % of busy |",
     "|---|---|---|---|---|",
-    ...profile.top.map((row, i) => `| ${i + 1} | \`${cell(row.name)}\` | ${cell(row.location)} | ${formatNumber(row.selfMs)} | ${row.percent.toFixed(1)} |`),
+    ...top.map((row, i) => `| ${i + 1} | \`${cell(row.name)}\` | ${cell(row.location)} | ${formatNumber(row.selfMs)} | ${share(row.selfMs)} |`),
     "",
     "Self time by file:",
     "",
-    "| file | self ms | self % |",
+    "| file | self ms | % of busy |",
     "|---|---|---|",
-    ...profile.byFile.map((row) => `| ${cell(row.location)} | ${formatNumber(row.selfMs)} | ${row.percent.toFixed(1)} |`),
+    ...byFile.map((row) => `| ${cell(row.location)} | ${formatNumber(row.selfMs)} | ${share(row.selfMs)} |`),
   ];
   return out.join("\n");
 }
@@ -185,6 +193,7 @@ export function renderDocument(data: BenchData, commentary: string): string {
     "npm run bench -- --quick                                            # smoke test of the harness with small counts (< 2 min), writes nothing",
     "npm run bench -- --only hot-document,feed-fanout                    # some scenarios; the others keep their last results",
     "npm run bench -- --no-profile                                       # skip the CPU profiles of missed targets",
+    "npm run bench -- --render-only                                      # rewrite this file from its data block (after editing the commentary)",
     "```",
     "",
     "The service runs as its own process (`node dist/server.js`, compiled into a temp directory) on a free loopback port with",
@@ -223,7 +232,7 @@ export function renderDocument(data: BenchData, commentary: string): string {
     "",
     Object.keys(data.profiles).length === 0
       ? "No profile was taken (no missed target, or the run was started with `--no-profile`)."
-      : "CPU profiles of the service (`node --cpu-prof`) during one extra run of each scenario with a missed target; the top 15 functions by self time (bench/lib/profile-summary.ts).",
+      : "CPU profiles of the service (`node --cpu-prof`) during one extra, shorter run of each scenario with a missed target, summarized by bench/lib/profile-summary.ts: the functions with the most self time (idle time shown apart), and self time per file. Only the Node.js process is profiled: PostgreSQL's own processes are not.",
     "",
     ...Object.values(data.profiles).flatMap((profile) => [renderProfile(profile), ""]),
     DATA_START,

@@ -24,6 +24,7 @@ interface CpuProfile {
 
 export interface ProfileSummary {
   totalMs: number;
+  idleMs: number;
   top: { name: string; location: string; selfMs: number; percent: number }[];
   byFile: { location: string; selfMs: number; percent: number }[];
 }
@@ -42,6 +43,7 @@ function shortFile(url: string): string {
   return at >= 0 ? path.slice(at + 1) : path;
 }
 
+/** The top `count` functions by self time ("(idle)" kept, so that busy and idle time can both be shown). */
 export function summarizeProfile(profile: CpuProfile, count = 15): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfByNode = new Map<number, number>();
@@ -66,12 +68,14 @@ export function summarizeProfile(profile: CpuProfile, count = 15): ProfileSummar
     const fileKey = frame.url === "" ? name.startsWith("(") ? name : "(native / V8)" : file;
     byFile.set(fileKey, (byFile.get(fileKey) ?? 0) + selfMs);
   }
+  const idleMs = [...byFunction.values()].filter((entry) => entry.name === "(idle)").reduce((sum, entry) => sum + entry.selfMs, 0);
   const percent = (ms: number) => (total > 0 ? (ms / total) * 100 : 0);
   return {
     totalMs: total,
+    idleMs,
     top: [...byFunction.values()]
       .sort((a, b) => b.selfMs - a.selfMs)
-      .slice(0, count)
+      .slice(0, count + 1)
       .map((entry) => ({ ...entry, percent: percent(entry.selfMs) })),
     byFile: [...byFile.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -91,7 +95,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const summary = summarizeProfileFile(file, Number(process.argv[3] ?? 15));
-  process.stdout.write(`total ${(summary.totalMs / 1000).toFixed(2)} s sampled\n\n`);
+  process.stdout.write(`total ${(summary.totalMs / 1000).toFixed(2)} s sampled, ${(summary.idleMs / 1000).toFixed(2)} s of it idle\n\n`);
   process.stdout.write(`${"self ms".padStart(10)} ${"%".padStart(6)}  function (location)\n`);
   for (const row of summary.top) {
     process.stdout.write(`${row.selfMs.toFixed(1).padStart(10)} ${row.percent.toFixed(1).padStart(6)}  ${row.name} (${row.location})\n`);

@@ -44,6 +44,8 @@ export interface ProfileResult {
   takenAt: string;
   command: string;
   totalMs: number;
+  /** Sampled time the main thread was idle (absent in older data: then read from `top`). */
+  idleMs?: number;
   top: { name: string; location: string; selfMs: number; percent: number }[];
   byFile: { location: string; selfMs: number; percent: number }[];
 }
