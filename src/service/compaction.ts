@@ -19,6 +19,7 @@ export interface CompactionOptions {
  */
 export class Compactor {
   private timer: NodeJS.Timeout | undefined;
+  private first: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
 
   constructor(private readonly options: CompactionOptions) {}
@@ -32,21 +33,26 @@ export class Compactor {
     return { ...(await store.compact(cutoff)), snapshots: ids.length };
   }
 
-  /** Runs now and then every interval, one run at a time. */
-  start(): void {
+  /**
+   * Runs shortly after start (so that the service listens first) and then every interval, one
+   * run at a time.
+   */
+  start(startDelayMs = 1000): void {
     const run = () => {
       if (this.running) return;
       this.running = this.runOnce()
         .catch((error: unknown) => this.options.onError?.(error))
         .finally(() => (this.running = undefined));
     };
-    run();
+    this.first = setTimeout(run, startDelayMs);
+    this.first.unref();
     this.timer = setInterval(run, this.options.intervalSeconds * 1000);
     this.timer.unref();
   }
 
   /** Stops the schedule and waits for a run under way. */
   async stop(): Promise<void> {
+    clearTimeout(this.first);
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;

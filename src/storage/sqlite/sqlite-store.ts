@@ -73,11 +73,16 @@ function prepareStatements(db: Database) {
          AND v.version >= coalesce(s.version, 0)
        ORDER BY d.id`,
     ),
+    // One chunk at a time: better-sqlite3 runs on the event loop, so a single statement over a
+    // million versions would stall every request for seconds.
     compactVersions: db.prepare(
       `UPDATE versions SET ops = NULL, text = NULL
-       WHERE milestone = 0 AND ops IS NOT NULL AND created_at < ?
-         AND version < (SELECT d.version FROM documents d WHERE d.id = versions.document_id)
-         AND version < coalesce((SELECT s.version FROM snapshots s WHERE s.document_id = versions.document_id), 0)`,
+       WHERE (document_id, version) IN (
+         SELECT v.document_id, v.version FROM versions v
+         JOIN documents d ON d.id = v.document_id
+         JOIN snapshots s ON s.document_id = v.document_id
+         WHERE v.milestone = 0 AND v.ops IS NOT NULL AND v.created_at < ? AND v.version < d.version AND v.version < s.version
+         LIMIT ${COMPACTION_CHUNK})`,
     ),
     compactReceipts: db.prepare("DELETE FROM patch_receipts WHERE created_at < ?"),
     listLock: db.prepare<[], { failures: number; locked_until: number }>("SELECT failures, locked_until FROM list_lock WHERE id = 1"),
@@ -175,6 +180,9 @@ function readFullText(sql: Statements, id: string, version: number): Snapshot | 
   return milestone ?? usableSnapshot;
 }
 
+/** Versions whose ops one compaction statement drops; the event loop runs between statements. */
+const COMPACTION_CHUNK = 2000;
+
 // Result codes that say the file cannot serve now (another process's lock outlasted the wait, the
 // disk is full or failing), not that the request or the code is wrong.
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/;
@@ -264,14 +272,16 @@ export class SqliteStore implements Store {
 
   documentsNeedingSnapshot = (cutoff: number) => this.run(() => this.sql.needingSnapshot.all(cutoff).map((row) => row.id));
 
-  compact(cutoff: number): Promise<CompactionResult> {
-    return this.run(() =>
-      this.db.transaction(() => ({
-        versions: this.sql.compactVersions.run(cutoff).changes,
-        receipts: this.sql.compactReceipts.run(cutoff).changes,
-        ran: true,
-      }))(),
-    );
+  async compact(cutoff: number): Promise<CompactionResult> {
+    let versions = 0;
+    for (;;) {
+      const changed = await this.run(() => this.sql.compactVersions.run(cutoff).changes);
+      versions += changed;
+      if (changed < COMPACTION_CHUNK) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const receipts = await this.run(() => this.sql.compactReceipts.run(cutoff).changes);
+    return { versions, receipts, ran: true };
   }
 
   getListLock(): Promise<ListLockState> {
