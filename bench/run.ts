@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     };
     log(`${scenario.id}: start (budget ${budget / 1000} s)`);
     try {
-      const result = await scenario.run(context);
+      const result = { ...(await scenario.run(context)), source };
       results.push(result);
       log(`${scenario.id}: done in ${result.durationS} s`);
       process.stdout.write(`\n${renderScenario(result)}\n`);
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
         const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
         if (!file) throw new Error("the service wrote no .cpuprofile");
         const summary = summarizeProfileFile(join(dir, file));
-        profiles.push({ scenario: result.id, backend, takenAt: new Date().toISOString(), command, ...summary });
+        profiles.push({ scenario: result.id, backend, takenAt: new Date().toISOString(), source, command, ...summary });
       } catch (error) {
         log(`${result.id}: profile failed: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -100,7 +100,7 @@ export function renderScenario(result: ScenarioResult): string {
   const out = [
     `### ${result.title} (${result.backend})`,
     "",
-    `Measured ${result.startedAt.replace("T", " ").slice(0, 19)} UTC in ${result.durationS} s; load average ${result.load[0]} → ${result.load[1]}, CPU pressure ${result.cpuPressure[0]} % → ${result.cpuPressure[1]} % (share of time runnable tasks waited for a core).`,
+    `Measured ${result.startedAt.replace("T", " ").slice(0, 19)} UTC in ${result.durationS} s${result.source ? ` on ${result.source}` : ""}; load average ${result.load[0]} → ${result.load[1]}, CPU pressure ${result.cpuPressure[0]} % → ${result.cpuPressure[1]} % (share of time runnable tasks waited for a core).`,
     "",
     ...result.method.map((line) => `- ${line}`),
     "",
@@ -130,7 +130,7 @@ export function renderProfile(profile: ProfileResult): string {
   const out = [
     `### ${profile.scenario} (${profile.backend})`,
     "",
-    `${profile.command}; ${formatNumber(profile.totalMs / 1000)} s of the service's main thread sampled (start-up included), of which ${formatNumber(idleMs / 1000)} s idle (waiting for I/O) and ${formatNumber(busyMs / 1000)} s busy; taken ${profile.takenAt.replace("T", " ").slice(0, 19)} UTC. Shares are of the busy time. Time in native code called from JavaScript (a SQLite statement, its fsync, a socket write) is counted to the calling function.`,
+    `${profile.command}; ${formatNumber(profile.totalMs / 1000)} s of the service's main thread sampled (start-up included), of which ${formatNumber(idleMs / 1000)} s idle (waiting for I/O) and ${formatNumber(busyMs / 1000)} s busy; taken ${profile.takenAt.replace("T", " ").slice(0, 19)} UTC${profile.source ? ` on ${profile.source}` : ""}. Shares are of the busy time. Time in native code called from JavaScript (a SQLite statement, its fsync, a socket write) is counted to the calling function.`,
     "",
     "| # | function | where | self ms | % of busy |",
     "|---|---|---|---|---|",

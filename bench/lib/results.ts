@@ -26,6 +26,8 @@ export interface ScenarioResult {
   backend: string;
   startedAt: string;
   durationS: number;
+  /** The commit (and uncommitted changes) the service was built from; set by the runner. */
+  source?: string;
   /** Load average (1 min) when the scenario started and ended. */
   load: [number, number];
   /** CPU pressure (% of time runnable tasks waited for a CPU, 60 s average) at start and end. */
@@ -42,6 +44,8 @@ export interface ProfileResult {
   scenario: string;
   backend: string;
   takenAt: string;
+  /** The commit the service was built from. */
+  source?: string;
   command: string;
   totalMs: number;
   /** Sampled time the main thread was idle (absent in older data: then read from `top`). */
