@@ -33,7 +33,7 @@ export interface HistoryEntryView {
   displayName?: string;
 }
 
-export const nodeSha256: Sha256Hex = (text) => createHash("sha256").update(text, "utf8").digest("hex");
+const nodeSha256: Sha256Hex = (text) => createHash("sha256").update(text, "utf8").digest("hex");
 
 export interface DocumentServiceOptions {
   store: Store;
@@ -211,7 +211,7 @@ export function documentNotFound(id: string): ServiceError {
 }
 
 /** Titles count Unicode code points (the schema holds 1..255); white space alone is no title. */
-export function checkTitle(title: string): string {
+function checkTitle(title: string): string {
   if (!title.isWellFormed()) throw new ServiceError("invalid-request", "title is not well-formed Unicode (a lone surrogate)");
   if (title.trim() === "") throw new ServiceError("invalid-request", "title must not be empty or only white space");
   return title;

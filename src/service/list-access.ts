@@ -6,7 +6,7 @@ import type { Clock } from "./clock.js";
 import { ServiceError } from "./service-error.js";
 
 /** The fixed user name of the protected document list. */
-export const LIST_USER = "admin";
+const LIST_USER = "admin";
 
 export interface ListAccessOptions {
   store: Store;

@@ -1,5 +1,4 @@
 import { Type } from "@sinclair/typebox";
-import { ProblemDetailSchema } from "../problem-details.js";
 
 const int64 = (description: string, minimum = 0) => Type.Integer({ minimum, format: "int64", description });
 const Title = Type.String({ minLength: 1, maxLength: 255, description: "1 to 255 characters (Unicode code points); not only white space" });
@@ -65,5 +64,4 @@ export const HistoryEntrySchema = Type.Object(
   { title: "DocumentHistoryEntry" },
 );
 
-export const ProblemResponse = ProblemDetailSchema;
 export { ChangeTypeSchema };

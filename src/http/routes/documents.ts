@@ -15,7 +15,7 @@ import {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function documentJson(document: DocumentView) {
+function documentJson(document: DocumentView) {
   return { ...document, createdAt: iso(document.createdAt), updatedAt: iso(document.updatedAt) };
 }
 

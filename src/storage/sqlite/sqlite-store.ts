@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import BetterSqlite3, { type Database, type Statement } from "better-sqlite3";
+import BetterSqlite3, { type Database } from "better-sqlite3";
 import {
   type CommitListener,
   type CompactionResult,
@@ -319,4 +319,3 @@ export class SqliteStore implements Store {
   }
 }
 
-export type { Statement };
