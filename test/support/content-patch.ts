@@ -2,7 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
 import type { LineOperation } from "../../src/core/line-operation.js";
 import type { ContentPatch } from "../../src/service/patch-content.js";
-import { checksum, expectJson, expectProblem as expectProblemBody } from "./http-expect.js";
+import { checksum, expectJson, expectProblem as expectProblemBody, type HistoryEntryJson } from "./http-expect.js";
 
 /*
  * Helpers of the PATCH …/content suites (test/http/content-*.test.ts): request bodies, the exact
@@ -18,16 +18,7 @@ export type WireOp = LineOperation;
 /** A ContentPatchRequest. */
 export type PatchBody = ContentPatch;
 
-export interface HistoryEntryJson {
-  documentId: string;
-  version: number;
-  title: string;
-  content: string;
-  changeType: string;
-  timestamp: string;
-  clientId?: string;
-  displayName?: string;
-}
+export type { HistoryEntryJson };
 
 /** `sha256:` and the hex SHA-256 of the UTF-8 bytes of the text exactly as given (no line-ending change). */
 export const checksumOf = checksum;
