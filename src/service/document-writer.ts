@@ -1,12 +1,19 @@
-import type { Store } from "../storage/store.js";
+import type { ReceiptKey, Store } from "../storage/store.js";
 import { HeadCache } from "./head-cache.js";
 import { WorkingDocument, type WritePolicy } from "./working-document.js";
 
 /** A write decided on the working document; it throws a ServiceError to refuse. */
 export type WriteCommand<T> = (document: WorkingDocument) => Promise<T>;
 
+/** What the writer may read ahead for a command, once for its whole batch. */
+export interface WriteHints {
+  /** The receipt the command looks up first (a content patch's clientId and seq). */
+  receipt?: ReceiptKey;
+}
+
 interface Queued {
   command: WriteCommand<unknown>;
+  hints: WriteHints;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -37,10 +44,10 @@ export class DocumentWriter {
     this.cache = new HeadCache(cacheCharacters);
   }
 
-  submit<T>(id: string, command: WriteCommand<T>): Promise<T> {
+  submit<T>(id: string, command: WriteCommand<T>, hints: WriteHints = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const queue = this.queues.get(id) ?? [];
-      queue.push({ command, resolve: resolve as (value: unknown) => void, reject });
+      queue.push({ command, hints, resolve: resolve as (value: unknown) => void, reject });
       this.queues.set(id, queue);
       if (!this.draining.has(id)) {
         const drained = this.drain(id).finally(() => this.draining.delete(id));
@@ -71,6 +78,9 @@ export class DocumentWriter {
     try {
       const outcomes = await this.store.write(id, async (tx) => {
         working = await WorkingDocument.load(id, tx, this.policy, (version) => this.cache.get(id, version));
+        // One read for the receipts of the whole batch instead of one per patch (a round trip each on PostgreSQL).
+        const receipts = batch.flatMap((item) => (item.hints.receipt ? [item.hints.receipt] : []));
+        if (receipts.length > 0) await working.loadReceipts(receipts);
         const settled: PromiseSettledResult<unknown>[] = [];
         for (const item of batch) {
           try {

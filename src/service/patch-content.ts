@@ -108,7 +108,7 @@ export class ContentPatcher {
       // receipt keeps the answer so that a resend gets the same one.
       doc.putReceipt(receiptOf(id, patch, requestHash, version, foreign, this.options.clock.now()));
       return { kind: "accepted", version, opsSinceBase: foreign };
-    });
+    }, { receipt: { clientId: patch.clientId, seq: patch.seq } });
   }
 
   /** The composed ops of every version after the base; empty when the base is the head. */

@@ -1,7 +1,7 @@
 import { joinLines } from "../core/lines.js";
 import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, VersionRecord, VersionSummary } from "../storage/store.js";
+import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, ReceiptKey, VersionRecord, VersionSummary } from "../storage/store.js";
 import { RECENT_VERSIONS, recentAfter, recentAt, type CachedHead } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
 
@@ -37,6 +37,9 @@ const MIN_VERSIONS_BETWEEN_SNAPSHOTS = 32;
 const CHARACTERS_PER_VERSION = 1024;
 const MAX_VERSIONS_BETWEEN_SNAPSHOTS = 1000;
 
+// The seq first: it has no U+0000, so the first one ends it and no two keys share a string.
+const receiptKey = (key: ReceiptKey): string => `${key.seq}\u0000${key.clientId}`;
+
 function snapshotDue(versionsSinceBasis: number, length: number): boolean {
   if (versionsSinceBasis >= MAX_VERSIONS_BETWEEN_SNAPSHOTS) return true;
   return versionsSinceBasis >= MIN_VERSIONS_BETWEEN_SNAPSHOTS && versionsSinceBasis * CHARACTERS_PER_VERSION >= length;
@@ -50,6 +53,8 @@ function snapshotDue(versionsSinceBasis: number, length: number): boolean {
 export class WorkingDocument implements TextSource {
   private readonly staged: VersionRecord[] = [];
   private readonly stagedReceipts = new Map<string, PatchReceipt>();
+  /** Committed receipts read ahead by {@link loadReceipts}; `undefined` for a key without one. */
+  private readonly loadedReceipts = new Map<string, PatchReceipt | undefined>();
   private readonly committedHead: number;
 
   private constructor(
@@ -116,13 +121,26 @@ export class WorkingDocument implements TextSource {
     return this.tx.fullTextAtOrBefore(Math.min(version, this.committedHead));
   }
 
+  /** Reads the committed receipts among `keys` at once, so that {@link receipt} answers them from memory. */
+  async loadReceipts(keys: readonly ReceiptKey[]): Promise<void> {
+    const unread = keys.filter((key) => !this.loadedReceipts.has(receiptKey(key)));
+    if (unread.length === 0) return;
+    const found = await this.tx.receipts(unread);
+    for (const key of unread) this.loadedReceipts.set(receiptKey(key), undefined);
+    for (const receipt of found) this.loadedReceipts.set(receiptKey(receipt), receipt);
+  }
+
   /** A patch receipt, committed or decided in this batch. */
   async receipt(clientId: string, seq: number): Promise<PatchReceipt | undefined> {
-    return this.stagedReceipts.get(`${clientId}\u0000${seq}`) ?? this.tx.receipt(clientId, seq);
+    const key = receiptKey({ clientId, seq });
+    const staged = this.stagedReceipts.get(key);
+    if (staged) return staged;
+    if (this.loadedReceipts.has(key)) return this.loadedReceipts.get(key);
+    return this.tx.receipt(clientId, seq);
   }
 
   putReceipt(receipt: PatchReceipt): void {
-    this.stagedReceipts.set(`${receipt.clientId}\u0000${receipt.seq}`, receipt);
+    this.stagedReceipts.set(receiptKey(receipt), receipt);
     this.tx.putReceipt(receipt);
   }
 

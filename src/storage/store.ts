@@ -69,6 +69,12 @@ export interface PatchReceipt {
   createdAt: number;
 }
 
+/** The key of a patch receipt within its document. */
+export interface ReceiptKey {
+  clientId: string;
+  seq: number;
+}
+
 /** The global lock of the protected document list. */
 export interface ListLockState {
   /** Consecutive failed attempts since the last success or lock. */
@@ -105,6 +111,8 @@ export interface DocumentTransaction {
   fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
   /** The receipt of an accepted patch, or `undefined`. */
   receipt(clientId: string, seq: number): Promise<PatchReceipt | undefined>;
+  /** The receipts that exist among `keys`, in any order: one read for a whole batch of patches. */
+  receipts(keys: readonly ReceiptKey[]): Promise<PatchReceipt[]>;
 
   /** Inserts or replaces the head row. */
   putDocument(document: DocumentRecord): void;

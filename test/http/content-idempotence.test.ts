@@ -110,6 +110,21 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
     expect((await readDocument(t.app, id)).content).toBe("alpha\nBETA\ngamma");
   });
 
+  it("answers repeats and new patches sent together, each by its own receipt", async () => {
+    const id = await newDocument(t.app, TEXT);
+    expectAccepted(await patchContent(t.app, id, first()), 2, []);
+    const other = first({ clientId: "client-b", baseVersion: 2, checksum: checksumOf("alpha\nBETA\ngamma"), ops: [remove(0, 1)] });
+
+    const [repeat, fresh, freshAgain, repeatAgain] = await Promise.all([first(), other, other, first()].map((body) => patchContent(t.app, id, body)));
+
+    expectAccepted(repeat!, 2, []);
+    expectAccepted(fresh!, 3, []);
+    expectAccepted(freshAgain!, 3, []);
+    expectAccepted(repeatAgain!, 2, []);
+    expect(await versionNumbers(id)).toEqual([1, 2, 3]);
+    expect((await readDocument(t.app, id)).content).toBe("BETA\ngamma");
+  });
+
   it("keeps the seq of one client apart from the same seq of another client and of another document", async () => {
     const id = await newDocument(t.app, TEXT);
     const other = await newDocument(t.app, TEXT);

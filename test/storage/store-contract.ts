@@ -185,6 +185,65 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
       expect(await store.getReceipt(OTHER, "c-1", 7)).toBeUndefined();
     });
 
+    it("reads the receipts of a batch of keys at once, only the ones that exist", async () => {
+      const receipt = (clientId: string, seq: number) => ({ documentId: ID, clientId, seq, requestHash: `h ${seq}`, version: 2, opsSinceBase: [], createdAt: T0 });
+      // Keys that would collide if joined carelessly, a client id with U+0000, and more keys than one statement takes.
+      const stored = [receipt("a\u00001", 2), receipt("a", 12), receipt("c\u0000", 1), ...Array.from({ length: 1500 }, (_, n) => receipt("bulk", n * 2))];
+      await appendVersions(store, ID, 1, 2);
+      await store.write(ID, async (tx) => {
+        for (const one of stored) tx.putReceipt(one);
+      });
+      const keys = [
+        { clientId: "a\u00001", seq: 2 },
+        { clientId: "a", seq: 12 },
+        { clientId: "a\u0000", seq: 12 },
+        { clientId: "a", seq: 2 },
+        { clientId: "c\u0000", seq: 1 },
+        ...Array.from({ length: 3000 }, (_, n) => ({ clientId: "bulk", seq: n })),
+      ];
+      const found = await store.write(ID, (tx) => tx.receipts(keys));
+      const order = (a: { clientId: string; seq: number }, b: { clientId: string; seq: number }) => a.clientId.localeCompare(b.clientId) || a.seq - b.seq;
+      expect(found.sort(order)).toEqual([...stored].sort(order));
+      expect(await store.write(OTHER, (tx) => tx.receipts(keys))).toEqual([]);
+      expect(await store.write(ID, (tx) => tx.receipts([]))).toEqual([]);
+    });
+
+    it("applies a milestone mark on a version appended in the same write, and refuses a mark on a missing version", async () => {
+      await appendVersions(store, ID, 1, 2);
+      await store.write(ID, async (tx) => {
+        tx.putDocument(head(ID, 3));
+        tx.appendVersion(version(ID, 3));
+        tx.markMilestone(3, "the text at 3");
+        tx.markMilestone(2, "the text at 2");
+      });
+      expect(await store.getVersion(ID, 2)).toEqual(version(ID, 2, { milestone: true, text: "the text at 2" }));
+      expect(await store.getVersion(ID, 3)).toEqual(version(ID, 3, { milestone: true, text: "the text at 3" }));
+      await expect(
+        store.write(ID, async (tx) => {
+          tx.putDocument(head(ID, 4));
+          tx.appendVersion(version(ID, 4));
+          tx.markMilestone(9, "no such version");
+        }),
+      ).rejects.toThrow();
+      expect(await store.getDocument(ID)).toEqual(head(ID, 3));
+      expect(await store.getVersion(ID, 4)).toBeUndefined();
+    });
+
+    it("commits a write of thousands of versions and receipts whole, the last head and snapshot winning", async () => {
+      await store.write(ID, async (tx) => {
+        for (let n = 1; n <= 3000; n++) {
+          tx.putDocument(head(ID, n));
+          tx.appendVersion(version(ID, n));
+          tx.putReceipt({ documentId: ID, clientId: "bulk", seq: n, requestHash: "h", version: n, opsSinceBase: [], createdAt: T0 });
+          if (n % 1000 === 0) tx.putSnapshot({ version: n, text: `snapshot ${n}` });
+        }
+      });
+      expect(await store.getDocument(ID)).toEqual(head(ID, 3000));
+      expect((await store.getVersions(ID, 0, 5000)).map((v) => v.version)).toEqual(Array.from({ length: 3000 }, (_, n) => n + 1));
+      expect(await store.getSnapshot(ID)).toEqual({ version: 3000, text: "snapshot 3000" });
+      expect(await store.getReceipt(ID, "bulk", 2999)).toEqual({ documentId: ID, clientId: "bulk", seq: 2999, requestHash: "h", version: 2999, opsSinceBase: [], createdAt: T0 });
+    });
+
     it("lets the work read the committed state and its own earlier reads stay valid", async () => {
       await appendVersions(store, ID, 1, 3);
       const seen = await store.write(ID, async (tx) => {

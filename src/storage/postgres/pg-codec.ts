@@ -156,15 +156,18 @@ export function receiptParams(receipt: PatchReceipt): unknown[] {
   ];
 }
 
-/** `($1, $2, …), ($n, …)` for a multi-row INSERT, with the flattened parameters. */
-export function valuesList(rows: readonly (readonly unknown[])[]): { sql: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const tuples = rows.map((row) => {
-    const placeholders = row.map((value) => {
-      params.push(value);
-      return `$${params.length}`;
-    });
-    return `(${placeholders.join(", ")})`;
-  });
-  return { sql: tuples.join(", "), params };
+/** The parameters of one statement, each numbered `$n` as it is added. */
+export class StatementParams {
+  readonly values: unknown[] = [];
+
+  /** A placeholder for `value`. */
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+
+  /** `($i, $j, …), ($k, …)` for a multi-row VALUES list or a row-value IN list. */
+  rows(rows: readonly (readonly unknown[])[]): string {
+    return rows.map((row) => `(${row.map((value) => this.add(value)).join(", ")})`).join(", ");
+  }
 }

@@ -1,5 +1,5 @@
 import type { QueryResult, QueryResultRow } from "pg";
-import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import type { DocumentRecord, PatchReceipt, ReceiptKey, Snapshot, VersionRecord, VersionSummary } from "../store.js";
 import {
   DOCUMENT_COLUMNS,
   RECEIPT_COLUMNS,
@@ -10,6 +10,7 @@ import {
   receiptFromRow,
   snapshotFromRow,
   versionFromRow,
+  StatementParams,
   type DocumentRow,
   type ReceiptRow,
   type SnapshotRow,
@@ -22,6 +23,9 @@ export interface Queryable {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// Two parameters per key: a statement stays far below PostgreSQL's 65,535.
+const KEYS_PER_READ = 1000;
 
 /** Whether `id` can be a key of the `uuid` columns; other strings name no document. */
 export const isUuid = (id: string): boolean => UUID.test(id);
@@ -103,5 +107,19 @@ export class PostgresReader {
       [id, encodeText(clientId), seq],
     );
     return rows[0] && receiptFromRow(rows[0]);
+  }
+
+  /** The receipts among `keys`, in one statement per thousand keys. */
+  async receipts(id: string, keys: readonly ReceiptKey[]): Promise<PatchReceipt[]> {
+    if (!isUuid(id)) return [];
+    const found: PatchReceipt[] = [];
+    for (let start = 0; start < keys.length; start += KEYS_PER_READ) {
+      const params = new StatementParams();
+      const sql = `SELECT ${RECEIPT_COLUMNS} FROM patch_receipts WHERE document_id = ${params.add(id)}
+          AND (client_id, seq) IN (${params.rows(keys.slice(start, start + KEYS_PER_READ).map((key) => [encodeText(key.clientId), key.seq]))})`;
+      const { rows } = await this.db.query<ReceiptRow>(sql, params.values);
+      found.push(...rows.map(receiptFromRow));
+    }
+    return found;
   }
 }

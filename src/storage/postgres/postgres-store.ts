@@ -13,7 +13,7 @@ import {
   StorageUnavailableError,
 } from "../store.js";
 import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
-import { COMMIT_CHANNEL, CommitNotifier, commitPayload } from "./commit-notifier.js";
+import { CommitNotifier, commitPayload } from "./commit-notifier.js";
 import { migrate } from "./migrations.js";
 import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./pg-codec.js";
 import { PostgresReader, isUuid } from "./postgres-reader.js";
@@ -142,22 +142,15 @@ export class PostgresStore implements Store {
       // whereas REPEATABLE READ would fail a writer that had to wait for the lock.
       return this.inTransaction(async (client) => {
         const head = await this.lockDocument(client, id);
-        const stored = await client.query<{ head: number }>(
-          "SELECT coalesce(max(version), 0) AS head FROM versions WHERE document_id = $1",
-          [id],
-        );
-        const tx = new PostgresTransaction(client, id, head, stored.rows[0]!.head);
+        const tx = new PostgresTransaction(client, id, head);
         let result: T;
         try {
           result = await work(tx);
         } finally {
           tx.seal();
         }
-        const headVersion = await tx.flush();
-        // Delivered by PostgreSQL only when the transaction commits, and in commit order.
-        if (headVersion !== undefined) {
-          await client.query("SELECT pg_notify($1, $2)", [COMMIT_CHANNEL, commitPayload(head?.id ?? id.toLowerCase(), headVersion, this.notifier.origin)]);
-        }
+        // The notice is delivered by PostgreSQL only when the transaction commits, and in commit order.
+        await tx.flush((headVersion) => commitPayload(head?.id ?? id.toLowerCase(), headVersion, this.notifier.origin));
         return result;
       });
     });

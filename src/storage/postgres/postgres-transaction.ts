@@ -1,50 +1,56 @@
-import type { DocumentRecord, DocumentTransaction, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import type { DocumentRecord, DocumentTransaction, PatchReceipt, ReceiptKey, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import { COMMIT_CHANNEL } from "./commit-notifier.js";
 import {
   DOCUMENT_COLUMNS,
   RECEIPT_COLUMNS,
   VERSION_COLUMNS,
+  StatementParams,
   documentParams,
   encodeText,
   receiptParams,
-  valuesList,
   versionParams,
 } from "./pg-codec.js";
 import { PostgresReader, type Queryable } from "./postgres-reader.js";
 
-type StagedWrite =
-  | { kind: "document"; document: DocumentRecord }
-  | { kind: "versions"; versions: VersionRecord[] }
-  | { kind: "milestone"; version: number; text: string }
-  | { kind: "snapshot"; snapshot: Snapshot }
-  | { kind: "receipts"; receipts: PatchReceipt[] };
-
-// Keeps a multi-row INSERT well below PostgreSQL's 65,535 bind parameters (11 per version row).
+// Rows per INSERT and bind parameters per statement, well below PostgreSQL's 65,535 (a version
+// row takes 11, a receipt 7).
 const ROWS_PER_INSERT = 1000;
+const PARAMS_PER_STATEMENT = 30_000;
+
+/** One data-modifying statement of the flush, written as the body of a WITH item. */
+interface WritePart {
+  /** Its bind parameters, for packing parts into statements. */
+  size: number;
+  /** Whether it returns a row per row it changed, to be counted (a milestone mark). */
+  counted: boolean;
+  sql: (params: StatementParams) => string;
+}
 
 /**
  * One document's view inside an open PostgreSQL transaction that holds the document's row lock.
- * Writes are staged in memory and executed in order by {@link PostgresTransaction.flush}.
+ * Writes are staged in memory; {@link PostgresTransaction.flush} sends them together with the
+ * commit notice, as one statement of data-modifying WITH items in the usual case, since every
+ * round trip to the database is time the document stays locked.
  */
 export class PostgresTransaction implements DocumentTransaction {
   private readonly reader: PostgresReader;
-  private readonly staged: StagedWrite[] = [];
-  private nextVersion: number;
-  private lastStagedVersion: number | undefined;
+  // A head row and a snapshot are whole-row replacements: only the last one staged matters.
+  private stagedDocument: DocumentRecord | undefined;
+  private stagedSnapshot: Snapshot | undefined;
+  private readonly stagedVersions: VersionRecord[] = [];
+  /** Milestone marks on versions committed before this transaction (marks on staged ones are applied to them). */
+  private readonly marks = new Map<number, string>();
+  private readonly stagedReceipts: PatchReceipt[] = [];
   private failure: Error | undefined;
   private sealed = false;
 
-  /**
-   * @param head the document row as read under its lock
-   * @param storedHead the newest version stored, read after the lock was taken
-   */
+  /** @param head the document row as read under its lock */
   constructor(
     private readonly client: Queryable,
     private readonly documentId: string,
     private readonly head: DocumentRecord | undefined,
-    storedHead: number,
   ) {
     this.reader = new PostgresReader(client);
-    this.nextVersion = storedHead + 1;
   }
 
   document(): Promise<DocumentRecord | undefined> {
@@ -71,58 +77,95 @@ export class PostgresTransaction implements DocumentTransaction {
     return this.reader.receipt(this.documentId, clientId, seq);
   }
 
+  receipts(keys: readonly ReceiptKey[]): Promise<PatchReceipt[]> {
+    return this.reader.receipts(this.documentId, keys);
+  }
+
   putDocument(document: DocumentRecord): void {
+    this.checkOpen();
     this.checkOwn(document.id, "putDocument");
-    this.stage({ kind: "document", document: { ...document } });
+    this.stagedDocument = { ...document };
   }
 
   appendVersion(version: VersionRecord): void {
     this.checkOpen();
     this.checkOwn(version.documentId, "appendVersion");
-    if (version.version !== this.nextVersion) {
+    // Staged versions must follow each other here; that the first follows the stored head is
+    // checked by the flush, in the statement that inserts it.
+    const last = this.stagedVersions.at(-1);
+    if (last && version.version !== last.version + 1) {
       // Remembered as well as thrown: work that swallows the error must not commit a gap or a duplicate.
       this.failure = new Error(
-        `appendVersion(${version.version}) on document ${this.documentId}: the next version is ${this.nextVersion}`,
+        `appendVersion(${version.version}) on document ${this.documentId}: the next version is ${last.version + 1}`,
       );
       throw this.failure;
     }
-    this.nextVersion += 1;
-    this.lastStagedVersion = version.version;
-    const last = this.staged.at(-1);
-    if (last?.kind === "versions" && last.versions.length < ROWS_PER_INSERT) last.versions.push({ ...version });
-    else this.stage({ kind: "versions", versions: [{ ...version }] });
+    this.stagedVersions.push({ ...version });
   }
 
   markMilestone(version: number, text: string): void {
-    this.stage({ kind: "milestone", version, text });
+    this.checkOpen();
+    const staged = this.stagedVersions.find((record) => record.version === version);
+    if (staged) {
+      staged.milestone = true;
+      staged.text = text;
+    } else {
+      this.marks.set(version, text);
+    }
   }
 
   putSnapshot(snapshot: Snapshot): void {
-    this.stage({ kind: "snapshot", snapshot: { ...snapshot } });
+    this.checkOpen();
+    this.stagedSnapshot = { ...snapshot };
   }
 
   putReceipt(receipt: PatchReceipt): void {
     this.checkOpen();
     this.checkOwn(receipt.documentId, "putReceipt");
-    const last = this.staged.at(-1);
-    if (last?.kind === "receipts" && last.receipts.length < ROWS_PER_INSERT) last.receipts.push({ ...receipt });
-    else this.stage({ kind: "receipts", receipts: [{ ...receipt }] });
+    this.stagedReceipts.push({ ...receipt });
   }
 
   /**
-   * Executes the staged writes in order and seals the transaction. Returns the head version to
-   * announce when a version was appended; otherwise `undefined`: a snapshot, a receipt or a
-   * milestone mark alone gives a feed nothing new, and a notice would only make waiters re-read.
+   * Writes what was staged and seals the transaction. When a version was appended, the commit
+   * notice `announce(head)` goes out in the same statement (PostgreSQL delivers it only if the
+   * transaction commits) and the head version is returned; otherwise `undefined`: a snapshot, a
+   * receipt or a milestone mark alone gives a feed nothing new.
    */
-  async flush(): Promise<number | undefined> {
+  async flush(announce: (headVersion: number) => string): Promise<number | undefined> {
     this.seal();
     if (this.failure) throw this.failure;
-    let headVersion = this.lastStagedVersion ?? this.head?.version ?? 0;
-    for (const write of this.staged) {
-      if (write.kind === "document") headVersion = write.document.version;
-      await this.execute(write);
+    const first = this.stagedVersions[0];
+    const headVersion = first && (this.stagedDocument?.version ?? this.stagedVersions.at(-1)!.version);
+    const statements = packStatements(this.parts());
+    let marked = 0;
+    for (const [index, parts] of statements.entries()) {
+      const params = new StatementParams();
+      const items = parts.map((part, item) => `w${item} AS (${part.sql(params)})`);
+      const counts = parts.flatMap((part, item) => (part.counted ? [`(SELECT count(*) FROM w${item})`] : []));
+      const columns = [`${counts.join(" + ") || "0"} AS marked`];
+      // Every statement of a transaction sees the commits made before it, never its own WITH items:
+      // the first statement reads the stored head as it was before this flush.
+      if (index === 0 && first) {
+        columns.push(`(SELECT coalesce(max(version), 0) FROM versions WHERE document_id = ${params.add(this.documentId)}) AS stored_head`);
+      }
+      if (index === statements.length - 1 && headVersion !== undefined) {
+        columns.push(`pg_notify(${params.add(COMMIT_CHANNEL)}, ${params.add(announce(headVersion))}) AS notified`);
+      }
+      const { rows } = await this.client.query<{ marked: number; stored_head?: number }>(
+        `WITH ${items.join(", ")} SELECT ${columns.join(", ")}`,
+        params.values,
+      );
+      const row = rows[0]!;
+      marked += row.marked;
+      if (first && row.stored_head !== undefined && row.stored_head !== first.version - 1) {
+        throw new Error(`appendVersion(${first.version}) on document ${this.documentId}: the next version is ${row.stored_head + 1}`);
+      }
     }
-    return this.lastStagedVersion === undefined ? undefined : headVersion;
+    if (marked !== this.marks.size) {
+      const missing = [...this.marks.keys()].join(", ");
+      throw new Error(`markMilestone(${missing}) on document ${this.documentId}: ${this.marks.size - marked} of these versions do not exist`);
+    }
+    return headVersion;
   }
 
   /** Refuses any further staging, e.g. from a promise the work function left running. */
@@ -130,50 +173,45 @@ export class PostgresTransaction implements DocumentTransaction {
     this.sealed = true;
   }
 
-  private async execute(write: StagedWrite): Promise<void> {
-    switch (write.kind) {
-      case "document":
-        await this.client.query(
-          `INSERT INTO documents (${DOCUMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+  private parts(): WritePart[] {
+    const parts: WritePart[] = [];
+    const document = this.stagedDocument;
+    if (document) {
+      parts.push({
+        size: 7,
+        counted: false,
+        sql: (params) => `INSERT INTO documents (${DOCUMENT_COLUMNS}) VALUES ${params.rows([documentParams(document)])}
            ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, version = EXCLUDED.version,
              deleted = EXCLUDED.deleted, created_at = EXCLUDED.created_at,
              updated_at = EXCLUDED.updated_at, checksum = EXCLUDED.checksum`,
-          documentParams(write.document),
-        );
-        return;
-      case "versions": {
-        const { sql, params } = valuesList(write.versions.map(versionParams));
-        await this.client.query(`INSERT INTO versions (${VERSION_COLUMNS}) VALUES ${sql}`, params);
-        return;
-      }
-      case "milestone": {
-        const result = await this.client.query(
-          `UPDATE versions SET milestone = true, text = $3 WHERE document_id = $1 AND version = $2`,
-          [this.documentId, write.version, encodeText(write.text)],
-        );
-        if (result.rowCount !== 1) {
-          throw new Error(`markMilestone(${write.version}) on document ${this.documentId}: no such version`);
-        }
-        return;
-      }
-      case "snapshot":
-        await this.client.query(
-          `INSERT INTO snapshots (document_id, version, text) VALUES ($1, $2, $3)
-           ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version, text = EXCLUDED.text`,
-          [this.documentId, write.snapshot.version, encodeText(write.snapshot.text)],
-        );
-        return;
-      case "receipts": {
-        const { sql, params } = valuesList(write.receipts.map(receiptParams));
-        await this.client.query(`INSERT INTO patch_receipts (${RECEIPT_COLUMNS}) VALUES ${sql}`, params);
-        return;
-      }
+      });
     }
-  }
-
-  private stage(write: StagedWrite): void {
-    this.checkOpen();
-    this.staged.push(write);
+    for (const rows of chunks(this.stagedVersions.map(versionParams))) {
+      parts.push({ size: 11 * rows.length, counted: false, sql: (params) => `INSERT INTO versions (${VERSION_COLUMNS}) VALUES ${params.rows(rows)}` });
+    }
+    for (const [version, text] of this.marks) {
+      parts.push({
+        size: 3,
+        counted: true,
+        sql: (params) =>
+          `UPDATE versions SET milestone = true, text = ${params.add(encodeText(text))}
+            WHERE document_id = ${params.add(this.documentId)} AND version = ${params.add(version)} RETURNING version`,
+      });
+    }
+    const snapshot = this.stagedSnapshot;
+    if (snapshot) {
+      parts.push({
+        size: 3,
+        counted: false,
+        sql: (params) => `INSERT INTO snapshots (document_id, version, text)
+           VALUES (${params.add(this.documentId)}, ${params.add(snapshot.version)}, ${params.add(encodeText(snapshot.text))})
+           ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version, text = EXCLUDED.text`,
+      });
+    }
+    for (const rows of chunks(this.stagedReceipts.map(receiptParams))) {
+      parts.push({ size: 7 * rows.length, counted: false, sql: (params) => `INSERT INTO patch_receipts (${RECEIPT_COLUMNS}) VALUES ${params.rows(rows)}` });
+    }
+    return parts;
   }
 
   private checkOpen(): void {
@@ -185,4 +223,27 @@ export class PostgresTransaction implements DocumentTransaction {
       throw new Error(`${method} for document ${documentId} inside the write of document ${this.documentId}`);
     }
   }
+}
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += ROWS_PER_INSERT) result.push(items.slice(start, start + ROWS_PER_INSERT));
+  return result;
+}
+
+/** The parts in order, packed into as few statements as the parameter bound allows. */
+function packStatements(parts: readonly WritePart[]): WritePart[][] {
+  const statements: WritePart[][] = [];
+  let size = 0;
+  for (const part of parts) {
+    const current = statements.at(-1);
+    if (current && size + part.size <= PARAMS_PER_STATEMENT) {
+      current.push(part);
+      size += part.size;
+    } else {
+      statements.push([part]);
+      size = part.size;
+    }
+  }
+  return statements;
 }

@@ -8,6 +8,7 @@ import {
   type DocumentTransaction,
   type ListLockState,
   type PatchReceipt,
+  type ReceiptKey,
   type Snapshot,
   type Store,
   type VersionRecord,
@@ -113,6 +114,9 @@ class SqliteTransaction implements DocumentTransaction {
   version = async (version: number): Promise<VersionRecord | undefined> => readVersion(this.sql, this.id, version);
   fullTextAtOrBefore = async (version: number): Promise<Snapshot | undefined> => readFullText(this.sql, this.id, version);
   receipt = async (clientId: string, seq: number): Promise<PatchReceipt | undefined> => readReceipt(this.sql, this.id, clientId, seq);
+  // One indexed lookup per key: a SQLite statement is a function call, not a round trip.
+  receipts = async (keys: readonly ReceiptKey[]): Promise<PatchReceipt[]> =>
+    keys.flatMap(({ clientId, seq }) => readReceipt(this.sql, this.id, clientId, seq) ?? []);
 
   putDocument(document: DocumentRecord): void {
     const row = { ...document, deleted: document.deleted ? 1 : 0 };
@@ -135,7 +139,11 @@ class SqliteTransaction implements DocumentTransaction {
   }
 
   markMilestone(version: number, text: string): void {
-    this.staged.push(() => this.sql.markMilestone.run(text, this.id, version));
+    this.staged.push(() => {
+      if (this.sql.markMilestone.run(text, this.id, version).changes !== 1) {
+        throw new Error(`markMilestone(${version}) on document ${this.id}: no such version`);
+      }
+    });
   }
 
   putSnapshot(snapshot: Snapshot): void {
