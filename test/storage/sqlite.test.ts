@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runStoreContract } from "./store-contract.js";
+import type { DocumentRecord, VersionRecord } from "../../src/storage/store.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 
 runStoreContract("sqlite :memory:", async () => {
@@ -19,4 +22,89 @@ runStoreContract("sqlite file", async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe("sqlite store: full texts on disk", () => {
+  const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
+  const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+  let dir: string;
+  let path: string;
+  let store: SqliteStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "folio-texts-"));
+    path = join(dir, "service.db");
+    store = SqliteStore.open(path);
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const head = (version: number): DocumentRecord => ({ id: ID, title: "T", version, deleted: false, createdAt: T0, updatedAt: T0, checksum: `sha256:${"0".repeat(64)}` });
+  const record = (version: number, text: string | null): VersionRecord => ({
+    documentId: ID,
+    version,
+    changeType: version === 1 ? "CREATED" : "UPDATED",
+    milestone: text !== null,
+    createdAt: T0,
+    title: "T",
+    ops: [],
+    checksum: `sha256:${"0".repeat(64)}`,
+    text,
+  });
+  /** The SQLite storage class of each stored full text. */
+  function storageClasses(): Record<string, string> {
+    const db = new BetterSqlite3(path, { readonly: true });
+    try {
+      const versions = db.prepare("SELECT version, typeof(text) AS type FROM versions WHERE document_id = ? ORDER BY version").all(ID) as { version: number; type: string }[];
+      const snapshot = db.prepare("SELECT typeof(text) AS type FROM snapshots WHERE document_id = ?").get(ID) as { type: string } | undefined;
+      return { ...Object.fromEntries(versions.map((row) => [`v${row.version}`, row.type])), snapshot: snapshot?.type ?? "none" };
+    } finally {
+      db.close();
+    }
+  }
+
+  it("keeps a large milestone or snapshot text deflated as a BLOB, a small one as TEXT, and reads both back exactly", async () => {
+    const large = Array.from({ length: 2000 }, (_, n) => `line ${n} a\u0000b 😀 \u2028 ${"word ".repeat(n % 7)}`).join("\r\n");
+    const small = "a\u0000b 😀";
+    await store.write(ID, async (tx) => {
+      tx.putDocument(head(2));
+      tx.appendVersion(record(1, large));
+      tx.appendVersion(record(2, null));
+      tx.putSnapshot({ version: 2, text: large });
+    });
+    await store.write(ID, async (tx) => tx.markMilestone(2, small));
+
+    expect(storageClasses()).toEqual({ v1: "blob", v2: "text", snapshot: "blob" });
+    expect((await store.getVersion(ID, 1))?.text).toBe(large);
+    expect((await store.getVersion(ID, 2))?.text).toBe(small);
+    expect(await store.getSnapshot(ID)).toEqual({ version: 2, text: large });
+    expect(await store.getFullTextAtOrBefore(ID, 1)).toEqual({ version: 1, text: large });
+    expect((await store.getMilestones(ID)).map((version) => version.text)).toEqual([large, small]);
+
+    await store.write(ID, async (tx) => tx.markMilestone(2, large));
+    expect(storageClasses()).toEqual({ v1: "blob", v2: "blob", snapshot: "blob" });
+    expect(await store.getFullTextAtOrBefore(ID, 2)).toEqual({ version: 2, text: large });
+  });
+
+  it("reads large full texts stored as TEXT, as files written before compression hold them", async () => {
+    const large = "x".repeat(10_000);
+    await store.write(ID, async (tx) => {
+      tx.putDocument(head(1));
+      tx.appendVersion(record(1, "placeholder"));
+    });
+    await store.close();
+    const db = new BetterSqlite3(path);
+    db.prepare("UPDATE versions SET text = ? WHERE document_id = ? AND version = 1").run(large, ID);
+    db.prepare("INSERT INTO snapshots (document_id, version, text) VALUES (?, 1, ?)").run(ID, large);
+    db.close();
+    store = SqliteStore.open(path);
+
+    expect(storageClasses()).toEqual({ v1: "text", snapshot: "text" });
+    expect((await store.getVersion(ID, 1))?.text).toBe(large);
+    expect(await store.getSnapshot(ID)).toEqual({ version: 1, text: large });
+    expect(await store.getFullTextAtOrBefore(ID, 1)).toEqual({ version: 1, text: large });
+  });
 });

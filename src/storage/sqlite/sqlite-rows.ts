@@ -1,5 +1,40 @@
+import { constants, deflateRawSync, inflateRawSync } from "node:zlib";
 import type { NormalizedOp } from "../../core/normalized-op.js";
-import type { ChangeType, DocumentRecord, PatchReceipt, VersionRecord, VersionSummary } from "../store.js";
+import type { ChangeType, DocumentRecord, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+
+/**
+ * A full text (a milestone's, a snapshot's) as stored: TEXT as it is, or its UTF-8 bytes deflated
+ * (raw DEFLATE, RFC 1951) as a BLOB once it is large. SQLite keeps the storage class of each value,
+ * so the two tell themselves apart and rows written before compression read back unchanged.
+ * A snapshot of a 1 MB text is rewritten about every 1,000 patches; deflated it writes a fraction
+ * of the pages, into the WAL and again at the checkpoint (PostgreSQL's TOAST does the same there).
+ */
+export type StoredText = string | Buffer;
+
+/** Texts of fewer UTF-8 bytes stay TEXT: too few pages to save for the time deflating takes. */
+const DEFLATE_FROM_BYTES = 4096;
+
+export function encodeFullText(text: string): StoredText {
+  if (text.length * 3 < DEFLATE_FROM_BYTES) return text;
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length < DEFLATE_FROM_BYTES) return text;
+  // The fastest level: this runs inside the commit, and most of the gain is in the first level.
+  const deflated = deflateRawSync(bytes, { level: constants.Z_BEST_SPEED });
+  return deflated.length < bytes.length ? deflated : text;
+}
+
+export function decodeFullText(stored: StoredText): string {
+  return typeof stored === "string" ? stored : inflateRawSync(stored).toString("utf8");
+}
+
+export interface SnapshotRow {
+  version: number;
+  text: StoredText;
+}
+
+export function toSnapshot(row: SnapshotRow): Snapshot {
+  return { version: row.version, text: decodeFullText(row.text) };
+}
 
 export interface DocumentRow {
   id: string;
@@ -22,7 +57,7 @@ export interface VersionRow {
   title: string;
   ops: string | null;
   checksum: string;
-  text: string | null;
+  text: StoredText | null;
 }
 
 export interface ReceiptRow {
@@ -57,7 +92,7 @@ export function toVersion(row: VersionRow): VersionRecord {
     title: row.title,
     ops: row.ops === null ? null : (JSON.parse(row.ops) as NormalizedOp[]),
     checksum: row.checksum,
-    text: row.text,
+    text: row.text === null ? null : decodeFullText(row.text),
   };
   if (row.client_id !== null) record.clientId = row.client_id;
   if (row.display_name !== null) record.displayName = row.display_name;

@@ -17,12 +17,15 @@ import {
 } from "../store.js";
 import { migrate } from "./sqlite-migrations.js";
 import {
+  encodeFullText,
   toDocument,
   toReceipt,
+  toSnapshot,
   toVersion,
   toVersionSummary,
   type DocumentRow,
   type ReceiptRow,
+  type SnapshotRow,
   type VersionRow,
   type VersionSummaryRow,
 } from "./sqlite-rows.js";
@@ -38,8 +41,8 @@ function prepareStatements(db: Database) {
        FROM versions WHERE document_id = ? AND version > ? AND version <= ? ORDER BY version`,
     ),
     milestones: db.prepare<[string], VersionRow>("SELECT * FROM versions WHERE document_id = ? AND milestone = 1 ORDER BY version"),
-    snapshot: db.prepare<[string], Snapshot>("SELECT version, text FROM snapshots WHERE document_id = ?"),
-    milestoneTextAtOrBefore: db.prepare<[string, number], Snapshot>(
+    snapshot: db.prepare<[string], SnapshotRow>("SELECT version, text FROM snapshots WHERE document_id = ?"),
+    milestoneTextAtOrBefore: db.prepare<[string, number], SnapshotRow>(
       "SELECT version, text FROM versions WHERE document_id = ? AND milestone = 1 AND version <= ? AND text IS NOT NULL ORDER BY version DESC LIMIT 1",
     ),
     receipt: db.prepare<[string, string, number], ReceiptRow>(
@@ -109,7 +112,7 @@ class SqliteTransaction implements DocumentTransaction {
   ) {}
 
   document = async (): Promise<DocumentRecord | undefined> => readDocument(this.sql, this.id);
-  snapshot = async (): Promise<Snapshot | undefined> => this.sql.snapshot.get(this.id);
+  snapshot = async (): Promise<Snapshot | undefined> => readSnapshot(this.sql, this.id);
   versions = async (after: number, upTo: number): Promise<VersionSummary[]> => this.sql.versions.all(this.id, after, upTo).map(toVersionSummary);
   version = async (version: number): Promise<VersionRecord | undefined> => readVersion(this.sql, this.id, version);
   fullTextAtOrBefore = async (version: number): Promise<Snapshot | undefined> => readFullText(this.sql, this.id, version);
@@ -130,6 +133,7 @@ class SqliteTransaction implements DocumentTransaction {
       clientId: version.clientId ?? null,
       displayName: version.displayName ?? null,
       ops: version.ops === null ? null : JSON.stringify(version.ops),
+      text: version.text === null ? null : encodeFullText(version.text),
     };
     this.staged.push(() => {
       if (this.sql.appendVersion.run(row).changes !== 1) {
@@ -140,14 +144,14 @@ class SqliteTransaction implements DocumentTransaction {
 
   markMilestone(version: number, text: string): void {
     this.staged.push(() => {
-      if (this.sql.markMilestone.run(text, this.id, version).changes !== 1) {
+      if (this.sql.markMilestone.run(encodeFullText(text), this.id, version).changes !== 1) {
         throw new Error(`markMilestone(${version}) on document ${this.id}: no such version`);
       }
     });
   }
 
   putSnapshot(snapshot: Snapshot): void {
-    this.staged.push(() => this.sql.putSnapshot.run(this.id, snapshot.version, snapshot.text));
+    this.staged.push(() => this.sql.putSnapshot.run(this.id, snapshot.version, encodeFullText(snapshot.text)));
   }
 
   putReceipt(receipt: PatchReceipt): void {
@@ -184,8 +188,13 @@ function readFullText(sql: Statements, id: string, version: number): Snapshot | 
   const milestone = sql.milestoneTextAtOrBefore.get(id, version);
   const snapshot = sql.snapshot.get(id);
   const usableSnapshot = snapshot && snapshot.version <= version ? snapshot : undefined;
-  if (milestone && usableSnapshot) return milestone.version >= usableSnapshot.version ? milestone : usableSnapshot;
-  return milestone ?? usableSnapshot;
+  const newest = milestone && usableSnapshot ? (milestone.version >= usableSnapshot.version ? milestone : usableSnapshot) : (milestone ?? usableSnapshot);
+  return newest && toSnapshot(newest);
+}
+
+function readSnapshot(sql: Statements, id: string): Snapshot | undefined {
+  const row = sql.snapshot.get(id);
+  return row && toSnapshot(row);
 }
 
 /** WAL frames (1 KiB pages) after which a commit checkpoints the WAL into the database file. */
@@ -256,7 +265,7 @@ export class SqliteStore implements Store {
   getVersion = (id: string, version: number) => this.run(() => readVersion(this.sql, id, version));
   getVersions = (id: string, after: number, upTo: number) => this.run(() => this.sql.versions.all(id, after, upTo).map(toVersionSummary));
   getMilestones = (id: string) => this.run(() => this.sql.milestones.all(id).map(toVersion));
-  getSnapshot = (id: string) => this.run(() => this.sql.snapshot.get(id));
+  getSnapshot = (id: string) => this.run(() => readSnapshot(this.sql, id));
   getFullTextAtOrBefore = (id: string, version: number) => this.run(() => readFullText(this.sql, id, version));
   getReceipt = (id: string, clientId: string, seq: number) => this.run(() => readReceipt(this.sql, id, clientId, seq));
 
