@@ -66,6 +66,31 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
   });
 });
 
+describe("GET /documents/{documentId}/changes sharing answers and sparing reads", () => {
+  it("sends every waiter woken together the bytes the schema serializer makes, with its own request id", async () => {
+    const { app, client } = await started();
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    const polls = Array.from({ length: 50 }, () => client.changes(id, 1, 30));
+    await untilWaiting(app.services.hub, 50);
+
+    const line = "é ✓ 😀 \"quoted\" \\ </script>";
+    expectStatus(await client.patch(id, { ...patchAB, ops: [{ op: "insert", index: 1, lines: [line] }] }), 200);
+    const answers = await Promise.all(polls);
+
+    // Required properties first, then the optional ones, in schema order: as the serializer always wrote it.
+    const body = `{"currentVersion":2,"events":[{"version":2,"changeType":"UPDATED","clientId":"c-ann"}],"fromVersion":1,"ops":[{"op":"insert","index":1,"lines":[${JSON.stringify(line)}]}]}`;
+    for (const answer of answers) {
+      expect({ status: answer.statusCode, type: answer.headers["content-type"], length: answer.headers["content-length"], body: answer.body }).toEqual({
+        status: 200,
+        type: JSON_TYPE,
+        length: String(Buffer.byteLength(body)),
+        body,
+      });
+    }
+    expect(new Set(answers.map((answer) => answer.headers["x-request-id"])).size).toBe(50);
+  });
+});
+
 describe("GET /documents/{documentId}/changes when the client goes away", () => {
   // Real sockets on the loopback interface: only a closed connection shows what a vanished client costs.
   // The agent is destroyed before the app closes: undici keeps spare connections open that never carry

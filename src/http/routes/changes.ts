@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { INT32_MAX, LineOperationSchema } from "../../core/line-operation.js";
 import { toLineOperation } from "../../core/normalized-op.js";
-import type { ChangeFeed } from "../../service/change-feed.js";
+import type { ChangeFeed, ChangeFeedView } from "../../service/change-feed.js";
 import { ProblemDetailSchema } from "../problem-details.js";
 import { ChangeTypeSchema, DocumentIdParams } from "./documents.schemas.js";
 
@@ -35,6 +35,12 @@ const ChangesQuery = Type.Object({
   wait: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX, format: "int32", default: 25, description: "seconds to wait; clamped by service.feed.max-wait-seconds" })),
 });
 
+/** What Fastify sends a JSON body with. */
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
+/** The serialized body of each answer still in use, so that an answer shared by many requests is serialized once. */
+const bodies = new WeakMap<ChangeFeedView, Buffer>();
+
 /** GET …/changes: the long-polling change feed. */
 export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = async (app, { feed }) => {
   app.get(
@@ -64,8 +70,17 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
       try {
         const answer = await feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, departure);
         if (!answer) return reply.code(204).send(null);
-        const { ops, ...rest } = answer;
-        return { ...rest, ...(ops ? { ops: ops.map(toLineOperation) } : {}) };
+        // Waiters woken together (and polls that find the same head) share one answer object:
+        // it is serialized once, by the route's own response serializer, and the same bytes are
+        // sent to each of them with the content type Fastify would give them.
+        let body = bodies.get(answer);
+        if (!body) {
+          const { ops, ...rest } = answer;
+          body = Buffer.from(reply.serializeInput({ ...rest, ...(ops ? { ops: ops.map(toLineOperation) } : {}) }, "200") as string, "utf8");
+          bodies.set(answer, body);
+        }
+        // The typed reply expects the schema's shape; these are its serialized bytes.
+        return reply.header("content-type", JSON_CONTENT_TYPE).send(body as never);
       } finally {
         reply.raw.off("close", onClose);
       }
