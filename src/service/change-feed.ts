@@ -45,7 +45,8 @@ export interface ChangeFeedOptions {
  * The long-polling change feed. It works on the history, not on the live document: a deleted
  * document still delivers its DELETED event. A request with nothing new waits on the hub and,
  * once woken, reads the store; waiters woken by the same commit with the same `since` share one
- * computed answer.
+ * computed answer. A request whose `since` is the newest version the hub was told of waits
+ * without reading the store.
  */
 export class ChangeFeed {
   private readonly shared = new Map<string, Promise<ChangeFeedView | undefined>>();
@@ -64,7 +65,11 @@ export class ChangeFeed {
       if (wait && departure) departure.onGone = wait.cancel;
       let answer: ChangeFeedView | undefined;
       try {
-        answer = woken && woken.version > since ? await this.sharedRead(id, since, woken) : await this.read(id, since);
+        if (woken && woken.version > since) answer = await this.sharedRead(id, since, woken);
+        // Nothing new as far as the notices tell: a commit past `since` is still to be noticed, and
+        // its notice (or the reset after lost ones) wakes this wait, so the store need not be read.
+        else if (wait && hub.knownVersion(id) === since) answer = undefined;
+        else answer = await this.read(id, since);
       } catch (error) {
         wait?.cancel();
         throw error;

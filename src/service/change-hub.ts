@@ -7,6 +7,9 @@ interface Waiter {
   settle: (reason: WakeReason) => void;
 }
 
+/** How many documents' newest notified versions the hub remembers (the oldest noted is forgotten first). */
+export const KNOWN_HEADS = 10_000;
+
 /** One registered wait: its outcome, and a way to end it early. */
 export interface Wait {
   readonly reason: Promise<WakeReason>;
@@ -22,6 +25,8 @@ export class ChangeHub {
   private readonly waiters = new Map<string, Set<Waiter>>();
   /** Documents woken within their window: commits meanwhile are gathered into `version` (see {@link notify}). */
   private readonly windows = new Map<string, { version: number; timer: NodeJS.Timeout }>();
+  /** The newest version noticed per document since the last {@link wakeAll} (see {@link knownVersion}). */
+  private readonly heads = new Map<string, number>();
   private timers = 0;
   private closed = false;
 
@@ -73,6 +78,7 @@ export class ChangeHub {
    * it yet (a notice that arrives late, after the waiter read that version, wakes nobody).
    */
   notify(documentId: string, version: number): void {
+    this.note(documentId, version);
     const set = this.waiters.get(documentId);
     if (!set) return;
     // Every answer costs a response per waiter. A commit after a quiet spell wakes at once; the
@@ -88,6 +94,27 @@ export class ChangeHub {
     const windowMs = Math.min(this.maxCoalesceMs, set.size * this.msPerWaiter);
     this.wake(documentId, version);
     if (windowMs >= 1) this.openWindow(documentId, windowMs);
+  }
+
+  /**
+   * The newest version of `documentId` this hub was told about since notices were last possibly
+   * lost, or `undefined`. Every commit is noticed after it is durable, so the store's head is at
+   * least this version; when it is further on, the notice of that commit is still on its way and
+   * will wake the waiters that do not have it (or, when lost, the reset wakes them all and this
+   * knowledge is dropped). A waiter whose `since` is this version may therefore wait without reading
+   * the store first.
+   */
+  knownVersion(documentId: string): number | undefined {
+    return this.heads.get(documentId);
+  }
+
+  private note(documentId: string, version: number): void {
+    const known = this.heads.get(documentId);
+    if (known !== undefined && known >= version) return;
+    // Re-inserted, so that the documents noticed longest ago are the first forgotten.
+    if (known !== undefined) this.heads.delete(documentId);
+    this.heads.set(documentId, version);
+    if (this.heads.size > KNOWN_HEADS) this.heads.delete(this.heads.keys().next().value!);
   }
 
   private openWindow(documentId: string, windowMs: number): void {
@@ -108,8 +135,9 @@ export class ChangeHub {
     for (const waiter of [...set]) if (waiter.since < version) waiter.settle(reason);
   }
 
-  /** Notifications may have been lost: wake every waiter to re-read the store. */
+  /** Notifications may have been lost: forget the versions noticed and wake every waiter to re-read the store. */
   wakeAll(): void {
+    this.heads.clear();
     for (const [documentId, set] of [...this.waiters]) {
       const reason: WakeReason = { kind: "changed", version: 0 };
       for (const waiter of [...set]) waiter.settle(reason);

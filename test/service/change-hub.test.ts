@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ChangeHub } from "../../src/service/change-hub.js";
+import { ChangeHub, KNOWN_HEADS } from "../../src/service/change-hub.js";
 
 const DOC = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
 const OTHER = "8c1d2e3f-4a5b-4c6d-8e7f-901234567890";
@@ -91,6 +91,47 @@ describe("ChangeHub", () => {
     hub.notify(DOC, 2);
 
     return Promise.resolve().then(() => expect(settled).toBe(true));
+  });
+
+  it("knows the newest version noticed per document, also without waiters and during a window", async () => {
+    const hub = new ChangeHub(1, 250);
+    expect(hub.knownVersion(DOC)).toBeUndefined();
+
+    hub.notify(DOC, 3);
+    hub.notify(DOC, 2);
+    hub.notify(OTHER, 1);
+    expect([hub.knownVersion(DOC), hub.knownVersion(OTHER)]).toEqual([3, 1]);
+
+    // Commits gathered in a window are known at once, before the window's wake-up.
+    const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 3, 60_000));
+    hub.notify(DOC, 4);
+    await Promise.all(waits.map((wait) => wait.reason));
+    const held = Array.from({ length: 5 }, () => hub.wait(DOC, 4, 60_000));
+    hub.notify(DOC, 5);
+    expect(hub.knownVersion(DOC)).toBe(5);
+    expect(await Promise.all(held.map((wait) => wait.reason))).toEqual(Array.from({ length: 5 }, () => ({ kind: "changed", version: 5 })));
+  });
+
+  it("forgets the versions noticed when notices may have been lost", () => {
+    const hub = new ChangeHub();
+    hub.notify(DOC, 3);
+
+    hub.wakeAll();
+
+    expect(hub.knownVersion(DOC)).toBeUndefined();
+    hub.notify(DOC, 4);
+    expect(hub.knownVersion(DOC)).toBe(4);
+  });
+
+  it("remembers at most KNOWN_HEADS documents, forgetting the one noticed longest ago first", () => {
+    const hub = new ChangeHub();
+    const id = (n: number) => `doc-${n}`;
+    for (let n = 0; n < KNOWN_HEADS; n++) hub.notify(id(n), 1);
+    hub.notify(id(0), 2);
+
+    hub.notify(id(KNOWN_HEADS), 1);
+
+    expect([hub.knownVersion(id(0)), hub.knownVersion(id(1)), hub.knownVersion(id(2)), hub.knownVersion(id(KNOWN_HEADS))]).toEqual([2, undefined, 1, 1]);
   });
 
   it("drops a held-back wake-up when it closes", async () => {
