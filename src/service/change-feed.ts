@@ -45,17 +45,24 @@ export interface ChangeFeedOptions {
  * The long-polling change feed. It works on the history, not on the live document: a deleted
  * document still delivers its DELETED event. A request with nothing new waits on the hub and,
  * once woken, reads the store; waiters woken by the same commit with the same `since` share one
- * computed answer. A request whose `since` is the newest version the hub was told of waits
- * without reading the store.
+ * computed answer. The commits the hub was told about spare reads: a request whose `since` is the
+ * newest version noticed waits without reading the store, and a diff computed for a head answers
+ * the requests with the same `since` that follow for a moment.
  */
 export class ChangeFeed {
   private readonly shared = new Map<string, Promise<ChangeFeedView | undefined>>();
+  /** Diff answers computed for a document's current head, by `since` (see {@link reuse}). */
+  private readonly recent = new Map<string, RecentAnswers>();
 
   constructor(private readonly options: ChangeFeedOptions) {}
 
   /** The changes since `since`, waiting up to `waitSeconds` (clamped) for one; `undefined` means none (204). */
   async changes(id: string, since: number, waitSeconds: number, departure?: Departure): Promise<ChangeFeedView | undefined> {
     const { hub, clock } = this.options;
+    // A diff computed already up to the newest version noticed answers at once: no wait, no read.
+    const known = hub.knownVersion(id);
+    const reused = known !== undefined && since < known ? this.reuse(id, known, since) : undefined;
+    if (reused) return reused;
     const deadline = clock.now() + Math.min(waitSeconds, this.options.maxWaitSeconds) * 1000;
     let woken: Extract<WakeReason, { kind: "changed" }> | undefined;
     for (;;) {
@@ -109,6 +116,8 @@ export class ChangeFeed {
     });
     if (since > head.version) return fullText([]);
 
+    const reused = this.reuse(id, head.version, since);
+    if (reused) return reused;
     // The versions since `since` (and `since` itself, for its compaction) from memory when the
     // writer's cache holds this head; from the store otherwise.
     const inMemory = documents.recentVersions(head, Math.max(0, since - 1));
@@ -117,13 +126,55 @@ export class ChangeFeed {
     if (since === 0) return fullText(events);
     const sinceRecord = inMemory ? inMemory[0] : await store.getVersion(id, since);
     if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
-    return {
+    const answer: ChangeFeedView = {
       fromVersion: since,
       currentVersion: head.version,
       ops: composeChain(records.map((record) => record.ops ?? [])),
       events,
     };
+    this.remember(id, head.version, since, sinceRecord.createdAt, answer);
+    return answer;
   }
+
+  // Requests that arrive with the same `since` while the head stays the same get the same diff:
+  // under a stream of commits, the clients answered by one wake-up poll again with one `since`
+  // and find the head moved on, so most of them would compute (and the transport serialize) the
+  // same answer. Only diffs are kept (a full text may be large), keyed by the head the store
+  // reported (found again by a read's head or by the newest version noticed, never newer than the
+  // store's), only briefly, and only while the oldest version they rest on is younger than the
+  // retention cutoff (compaction may drop older ops, which turns `since` into a full-text answer).
+  private reuse(id: string, version: number, since: number): ChangeFeedView | undefined {
+    const entry = this.recent.get(id);
+    if (!entry || entry.version !== version || this.options.clock.now() - entry.at > REUSE_MS) return undefined;
+    const kept = entry.answers.get(since);
+    return kept && kept.oldest >= this.options.documents.retentionCutoff() ? kept.answer : undefined;
+  }
+
+  private remember(id: string, version: number, since: number, oldest: number, answer: ChangeFeedView): void {
+    const now = this.options.clock.now();
+    let entry = this.recent.get(id);
+    if (!entry || entry.version < version || now - entry.at > REUSE_MS) {
+      this.recent.delete(id);
+      entry = { version, at: now, answers: new Map() };
+      this.recent.set(id, entry);
+      if (this.recent.size > REUSE_DOCUMENTS) this.recent.delete(this.recent.keys().next().value!);
+    }
+    if (entry.version === version && entry.answers.size < REUSE_PER_DOCUMENT) entry.answers.set(since, { oldest, answer });
+  }
+}
+
+/** How long a computed diff answers other requests for the same head and `since`. */
+const REUSE_MS = 1000;
+/** Documents, and `since` values per document, whose diffs are kept for reuse. */
+const REUSE_DOCUMENTS = 64;
+const REUSE_PER_DOCUMENT = 64;
+
+interface RecentAnswers {
+  version: number;
+  /** When the entry was started (its answers are reused until {@link REUSE_MS} after). */
+  at: number;
+  /** By `since`: the answer and the creation time of version `since`, the oldest it rests on. */
+  answers: Map<number, { oldest: number; answer: ChangeFeedView }>;
 }
 
 function eventOf(record: VersionSummary): ChangeEventView {

@@ -192,7 +192,12 @@ export class DocumentService {
    */
   recentVersions(head: DocumentRecord, after: number): VersionSummary[] | undefined {
     const cached = this.writer.cache.get(head.id, head.version);
-    return cached && recentAfter(cached, after, this.clock.now() - this.retentionMs);
+    return cached && recentAfter(cached, after, this.retentionCutoff());
+  }
+
+  /** Versions created before this moment may be compacted (their ops dropped) at any time now. */
+  retentionCutoff(): number {
+    return this.clock.now() - this.retentionMs;
   }
 
   /** The exact newest text, from the cache when it holds this version. */

@@ -212,6 +212,24 @@ describe("GET /documents/{documentId}/changes with a compacted since", () => {
     expectJson(await client.changes(id, 1), 200, { currentVersion: 4, content: "v4", events: [synced(2), synced(3), synced(4)] });
   });
 
+  it("does not answer with a diff computed before its versions passed the retention cutoff and were compacted", async () => {
+    const { id } = await createDocument(t.app, { title: "Live", content: "v1" });
+    for (let version = 1; version <= 3; version++) {
+      const patch = { baseVersion: version, base: `v${version}`, seq: version, ...sender, ops: [{ op: "replace" as const, index: 0, count: 1, lines: [`v${version + 1}`] }] };
+      expectStatus(await client.patch(id, patch), 200);
+    }
+    // A moment before the versions may be compacted, the diff is computed (and kept for reuse).
+    t.clock.advance(RETENTION_MS - 1);
+    const diff = { fromVersion: 2, currentVersion: 4, ops: [{ op: "replace", index: 0, count: 1, lines: ["v4"] }], events: [synced(3), synced(4)] };
+    expectJson(await client.changes(id, 2), 200, diff);
+    expectJson(await client.changes(id, 2), 200, diff);
+
+    t.clock.advance(2);
+    expect(await t.services.compactor.runOnce()).toMatchObject({ versions: 2, ran: true });
+
+    expectJson(await client.changes(id, 2), 200, { currentVersion: 4, content: "v4", events: [synced(3), synced(4)] });
+  });
+
   it("answers ops again from the kept head version once a new version follows it", async () => {
     const id = await compactedDocument();
     expectStatus(await client.patch(id, { baseVersion: 4, base: "v4", seq: 4, ...sender, ops: [{ op: "insert", index: 1, lines: ["v5"] }] }), 200);

@@ -114,6 +114,34 @@ describePostgres("two instances on one PostgreSQL schema: feed wake-ups", () => 
     expect(b.store.listenerPid()).not.toBe(killed);
   });
 
+  it("answers a poll on B from the store when A committed past the version B noticed, and from one computed diff when it noticed", async () => {
+    const { a, b } = cluster;
+    const created = await createDocument(a, "a");
+    await until("B to notice the creation", () => b.services.hub.knownVersion(created.id) === 1);
+    const reads = countCalls(b.store, "getDocument");
+
+    expect((await appendLine(a, created.id, 1, "a", "b", 1)).status).toBe(200);
+    // Whether or not the notice of version 2 has reached B yet, a client with version 2 gets no answer
+    // at once and one with version 1 gets version 2.
+    const current = startWaiting(b, created.id, 2);
+    const behind = await cluster.request(b, "GET", `${DOCUMENTS}/${created.id}/changes?since=1&wait=10`);
+    expect({ status: behind.status, body: behind.body }).toEqual(feedAnswer("b", 1));
+    expect(reads.count).toBeLessThanOrEqual(2);
+    await until("B to notice version 2", () => b.services.hub.knownVersion(created.id) === 2);
+    const readsBefore = reads.count;
+    const again = await cluster.request(b, "GET", `${DOCUMENTS}/${created.id}/changes?since=1&wait=10`);
+    expect({ status: again.status, body: again.body }).toEqual(feedAnswer("b", 1));
+    expect(reads.count).toBe(readsBefore);
+    expect(current.answered()).toBe(false);
+
+    expect((await appendLine(a, created.id, 2, "a\nb", "c", 2)).status).toBe(200);
+    const answer = await current.answer;
+    expect({ status: answer.status, body: answer.body }).toEqual({
+      status: 200,
+      body: { fromVersion: 2, currentVersion: 3, ops: [{ op: "insert", index: 2, lines: ["c"] }], events: [{ version: 3, changeType: "UPDATED", clientId: "c-ann" }] },
+    });
+  });
+
   it("keeps delivering commits through A to waiters on B after B reconnected", async () => {
     const { a, b } = cluster;
     const created = await createDocument(a, "a");
