@@ -61,7 +61,7 @@ export class ChangeFeed {
     const { hub, clock } = this.options;
     // A diff computed already up to the newest version noticed answers at once: no wait, no read.
     const known = hub.knownVersion(id);
-    const reused = known !== undefined && since < known ? this.reuse(id, known, since) : undefined;
+    const reused = known !== undefined && since < known && !this.quiet(id, since) ? this.reuse(id, known, since) : undefined;
     if (reused) return reused;
     const deadline = clock.now() + Math.min(waitSeconds, this.options.maxWaitSeconds) * 1000;
     let woken: Extract<WakeReason, { kind: "changed" }> | undefined;
@@ -73,9 +73,7 @@ export class ChangeFeed {
       let answer: ChangeFeedView | undefined;
       try {
         if (woken && woken.version > since) answer = await this.sharedRead(id, since, woken);
-        // Nothing new as far as the notices tell: a commit past `since` is still to be noticed, and
-        // its notice (or the reset after lost ones) wakes this wait, so the store need not be read.
-        else if (wait && hub.knownVersion(id) === since) answer = undefined;
+        else if (wait && this.quiet(id, since)) answer = undefined;
         else answer = await this.read(id, since);
       } catch (error) {
         wait?.cancel();
@@ -89,6 +87,15 @@ export class ChangeFeed {
       if (reason.kind !== "changed") return undefined;
       woken = reason;
     }
+  }
+
+  // Whether a request that may wait need not read the store now, by what the hub was told: either
+  // nothing is new (a commit past `since` is still to be noticed, and its notice, or the reset
+  // after lost ones, wakes the wait), or what is new was gathered by the document's open window,
+  // which wakes the wait at its end (so an author gets one answer per window, not one per poll).
+  private quiet(id: string, since: number): boolean {
+    const known = this.options.hub.knownVersion(id);
+    return known !== undefined && (since === known || (since < known && this.options.hub.gathers(id, since)));
   }
 
   // Waiters woken by one commit with the same `since` share one read. The key holds the commit's

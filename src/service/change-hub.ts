@@ -23,8 +23,11 @@ export interface Wait {
  */
 export class ChangeHub {
   private readonly waiters = new Map<string, Set<Waiter>>();
-  /** Documents woken within their window: commits meanwhile are gathered into `version` (see {@link notify}). */
-  private readonly windows = new Map<string, { version: number; timer: NodeJS.Timeout }>();
+  /**
+   * Documents woken within their window: the window began with a wake-up to `base`, and commits
+   * meanwhile are gathered into `version` (see {@link notify}).
+   */
+  private readonly windows = new Map<string, { base: number; version: number; timer: NodeJS.Timeout }>();
   /** The newest version noticed per document since the last {@link wakeAll} (see {@link knownVersion}). */
   private readonly heads = new Map<string, number>();
   private timers = 0;
@@ -93,7 +96,19 @@ export class ChangeHub {
     }
     const windowMs = Math.min(this.maxCoalesceMs, set.size * this.msPerWaiter);
     this.wake(documentId, version);
-    if (windowMs >= 1) this.openWindow(documentId, windowMs);
+    if (windowMs >= 1) this.openWindow(documentId, version, windowMs);
+  }
+
+  /**
+   * Whether what is new to a client at `since` is only what the document's open window gathers,
+   * and the window's end will wake a waiter at `since`: the window began by waking everybody
+   * before its first version, so a client at or past that version was answered (or is as far)
+   * and, like the waiters, gets the gathered commits at the window's end. Such a request waits
+   * for it instead of being answered at once.
+   */
+  gathers(documentId: string, since: number): boolean {
+    const window = this.windows.get(documentId);
+    return window !== undefined && since >= window.base && since < window.version;
   }
 
   /**
@@ -117,8 +132,9 @@ export class ChangeHub {
     if (this.heads.size > KNOWN_HEADS) this.heads.delete(this.heads.keys().next().value!);
   }
 
-  private openWindow(documentId: string, windowMs: number): void {
+  private openWindow(documentId: string, base: number, windowMs: number): void {
     const window = {
+      base,
       version: 0,
       timer: setTimeout(() => {
         this.windows.delete(documentId);

@@ -2,6 +2,8 @@ import { connect, type AddressInfo } from "node:net";
 import type { LightMyRequestResponse } from "fastify";
 import { Agent, fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import { ChangeFeed } from "../../src/service/change-feed.js";
+import { ChangeHub } from "../../src/service/change-hub.js";
 import { createServices, type Services } from "../../src/service/services.js";
 import { buildTestApp, freshTestStore, type TestApp } from "../support/test-app.js";
 import { checksum, createDocument, expectJson, expectProblem, JSON_TYPE, notFound, UNKNOWN_ID } from "../support/http-expect.js";
@@ -47,6 +49,39 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
     expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
     expectJson(answers[0]!, 200, answerAB);
     expect(app.services.hub.stats()).toEqual(IDLE_HUB);
+  });
+
+  it("holds a poll whose news the open window gathers until the window's end, but answers an older since at once", async () => {
+    const { app, client } = await started();
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    // A feed of its own on the app's store, with a hub whose windows are long enough to watch
+    // (200 ms per waiter, at most 1 s); the test tells it of the commits.
+    const hub = new ChangeHub(200, 1000);
+    const feed = new ChangeFeed({ store: app.store, documents: app.services.documents, hub, clock: app.clock, maxWaitSeconds: 60 });
+    hub.notify(id, 1);
+    const early = Array.from({ length: 5 }, () => feed.changes(id, 1, 30));
+    await waitUntil(() => hub.stats().waiters === 5);
+    expectStatus(await client.patch(id, patchAB), 200);
+    // The commit wakes the five at once and opens a window of a second.
+    hub.notify(id, 2);
+    expect(new Set(await Promise.all(early)).size).toBe(1);
+    const first = feed.changes(id, 2, 30);
+    await waitUntil(() => hub.stats().waiters === 1);
+    expectStatus(await client.patch(id, { baseVersion: 2, base: "a\nb", seq: 2, clientId: "c-ann", ops: [{ op: "insert", index: 2, lines: ["c"] }] }), 200);
+    hub.notify(id, 3);
+    expect(hub.gathers(id, 2)).toBe(true);
+
+    const held = feed.changes(id, 2, 30);
+    await waitUntil(() => hub.stats().waiters === 2);
+    const behind = await feed.changes(id, 1, 30);
+    expect(behind).toMatchObject({ fromVersion: 1, currentVersion: 3, events: [{ version: 2 }, { version: 3 }] });
+    expect(hub.stats().waiters).toBe(2);
+
+    const [a, b] = await Promise.all([first, held]);
+    expect(a).toMatchObject({ fromVersion: 2, currentVersion: 3, events: [{ version: 3, changeType: "UPDATED", clientId: "c-ann" }] });
+    expect(b).toBe(a);
+    expect(hub.gathers(id, 2)).toBe(false);
+    expect(hub.stats()).toEqual(IDLE_HUB);
   });
 
   it("computes one answer for 100 waiters with the same since woken by one commit: one read of the store", async () => {

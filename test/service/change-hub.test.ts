@@ -112,6 +112,24 @@ describe("ChangeHub", () => {
     expect(await Promise.all(held.map((wait) => wait.reason))).toEqual(Array.from({ length: 5 }, () => ({ kind: "changed", version: 5 })));
   });
 
+  it("tells which since values only the open window has news for: from the version that opened it up to before the newest it gathered", async () => {
+    const hub = new ChangeHub(1, 250);
+    const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 3, 60_000));
+    expect(hub.gathers(DOC, 3)).toBe(false);
+
+    hub.notify(DOC, 4);
+    await Promise.all(waits.map((wait) => wait.reason));
+    // Open, but nothing gathered yet: nobody at 4 or past it has news.
+    expect([3, 4, 5].map((since) => hub.gathers(DOC, since))).toEqual([false, false, false]);
+    const waiting = hub.wait(DOC, 4, 60_000);
+    hub.notify(DOC, 6);
+    expect([3, 4, 5, 6, 7].map((since) => hub.gathers(DOC, since))).toEqual([false, true, true, false, false]);
+    expect(hub.gathers(OTHER, 4)).toBe(false);
+
+    expect(await waiting.reason).toEqual({ kind: "changed", version: 6 });
+    expect(hub.gathers(DOC, 4)).toBe(false);
+  });
+
   it("forgets the versions noticed when notices may have been lost", () => {
     const hub = new ChangeHub();
     hub.notify(DOC, 3);
