@@ -133,20 +133,18 @@ export class ChangeFeed {
     if (since === 0) return fullText(events);
     const sinceRecord = inMemory ? inMemory[0] : await store.getVersion(id, since);
     if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
-    const answer: ChangeFeedView = {
-      fromVersion: since,
-      currentVersion: head.version,
-      ops: composeChain(records.map((record) => record.ops ?? [])),
-      events,
-    };
-    this.remember(id, head.version, since, sinceRecord.createdAt, answer);
+    const ops = composeChain(records.map((record) => record.ops ?? []));
+    const answer: ChangeFeedView = { fromVersion: since, currentVersion: head.version, ops, events };
+    if (ops.reduce((sum, op) => sum + opCharacters(op), events.length * EVENT_CHARACTERS) <= REUSE_MAX_CHARACTERS) {
+      this.remember(id, head.version, since, sinceRecord.createdAt, answer);
+    }
     return answer;
   }
 
   // Requests that arrive with the same `since` while the head stays the same get the same diff:
   // under a stream of commits, the clients answered by one wake-up poll again with one `since`
   // and find the head moved on, so most of them would compute (and the transport serialize) the
-  // same answer. Only diffs are kept (a full text may be large), keyed by the head the store
+  // same answer. Only diffs up to a size are kept (a full text may be large), keyed by the head the store
   // reported (found again by a read's head or by the newest version noticed, never newer than the
   // store's), only briefly, and only while the oldest version they rest on is younger than the
   // retention cutoff (compaction may drop older ops, which turns `since` into a full-text answer).
@@ -175,6 +173,15 @@ const REUSE_MS = 1000;
 /** Documents, and `since` values per document, whose diffs are kept for reuse. */
 const REUSE_DOCUMENTS = 64;
 const REUSE_PER_DOCUMENT = 64;
+/** The largest diff kept for reuse, in characters of its lines (an event counted as {@link EVENT_CHARACTERS}). */
+const REUSE_MAX_CHARACTERS = 65_536;
+const EVENT_CHARACTERS = 100;
+
+function opCharacters(op: NormalizedOp): number {
+  let characters = 0;
+  for (const line of op.lines) characters += line.length + 1;
+  return characters;
+}
 
 interface RecentAnswers {
   version: number;

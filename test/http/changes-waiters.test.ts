@@ -182,6 +182,21 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
       ],
     });
   });
+
+  it("computes a large diff again for every poll instead of keeping it", async () => {
+    const store = await freshTestStore();
+    const counts = countCalls(store, ["getDocument"]);
+    const { app, client } = await started({ store });
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    const line = "x".repeat(70_000);
+    expectStatus(await client.patch(id, { ...patchAB, ops: [{ op: "insert", index: 1, lines: [line] }] }), 200);
+    counts.reset();
+
+    const answers = [await client.changes(id, 1, 30), await client.changes(id, 1, 30)];
+
+    for (const answer of answers) expectJson(answer, 200, { ...answerAB, ops: [{ op: "insert", index: 1, lines: [line] }] });
+    expect(counts.calls).toEqual({ getDocument: 2 });
+  });
 });
 
 describe("GET /documents/{documentId}/changes when another instance commits", () => {
