@@ -7,6 +7,14 @@ import { redactStorageUrl } from "./storage/storage-url.js";
 
 const logger = pino({ level: process.env.LOG_LEVEL ?? "info", redact: REDACTED_PATHS });
 
+/**
+ * Connections the kernel queues before the service accepts them. Editors connect in crowds (all
+ * of them after a restart, a deploy or a load balancer's failover), and past Node's default of 511
+ * the kernel drops their SYNs: each dropped client waits for its retransmission, 1 s and then
+ * longer. The kernel caps the figure at net.core.somaxconn.
+ */
+const LISTEN_BACKLOG = 4096;
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -46,7 +54,7 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
 
-  const address = await app.listen({ host: config.server.host, port: config.server.port });
+  const address = await app.listen({ host: config.server.host, port: config.server.port, backlog: LISTEN_BACKLOG });
   logger.info({ address, storage: redactStorageUrl(config.storage.url), tracker: config.tracker.apiUrl !== undefined }, `listening on ${address}`);
 }
 

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request as httpRequest, Agent, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,6 +55,15 @@ describe("the server process", () => {
 
     expect(await server.waitForExit(SHUTDOWN_MS)).toEqual({ code: 0, signal: null });
     expect(server.lines.map((line) => line.msg)).toContain("closed cleanly");
+  });
+
+  it("listens with a queue of 4,096 connections, or the kernel's cap when that is lower", async () => {
+    const { address } = await startServer();
+
+    // ss shows a listening socket's backlog in its Send-Q column.
+    const listening = execFileSync("ss", ["-Hltn", `sport = :${address.port}`], { encoding: "utf8" }).trim().split(/\s+/);
+    const cap = Number(readFileSync("/proc/sys/net/core/somaxconn", "utf8"));
+    expect(listening.slice(0, 4)).toEqual(["LISTEN", "0", String(Math.min(4096, cap)), `127.0.0.1:${address.port}`]);
   });
 
   it("answers a request that is in flight when SIGTERM arrives, then exits 0 with the write on disk", async () => {
