@@ -49,10 +49,7 @@ export class DocumentWriter {
       const queue = this.queues.get(id) ?? [];
       queue.push({ command, hints, resolve: resolve as (value: unknown) => void, reject });
       this.queues.set(id, queue);
-      if (!this.draining.has(id)) {
-        const drained = this.drain(id).finally(() => this.draining.delete(id));
-        this.draining.set(id, drained);
-      }
+      if (!this.draining.has(id)) this.draining.set(id, this.drain(id));
     });
   }
 
@@ -65,7 +62,10 @@ export class DocumentWriter {
     for (;;) {
       const queue = this.queues.get(id);
       if (!queue || queue.length === 0) {
+        // In the same step as the check: a command submitted from now on (even by a continuation of
+        // the batch just answered, before this promise settles) starts a new drain.
         this.queues.delete(id);
+        this.draining.delete(id);
         return;
       }
       const batch = queue.splice(0, MAX_BATCH);
