@@ -56,6 +56,7 @@ export class WorkingDocument implements TextSource {
   /** Committed receipts read ahead by {@link loadReceipts}; `undefined` for a key without one. */
   private readonly loadedReceipts = new Map<string, PatchReceipt | undefined>();
   private readonly committedHead: number;
+  private recentCopy: VersionSummary[] | undefined;
 
   private constructor(
     readonly id: string,
@@ -153,12 +154,13 @@ export class WorkingDocument implements TextSource {
     const text = draft.text ?? joinLines(draft.lines);
     const checksum = checksumOf(text, this.policy.sha256);
 
-    let recent = current?.recent ?? [];
+    const recent = this.ownRecent(current);
     if (previous && current && !current.milestone && now - previous.updatedAt >= this.policy.pauseMs) {
       this.tx.markMilestone(previous.version, current.text);
       const promoted = this.staged.find((record) => record.version === previous.version);
       if (promoted) promoted.milestone = true;
-      recent = recent.map((record) => (record.version === previous.version ? { ...record, milestone: true } : record));
+      const index = recent.findLastIndex((record) => record.version === previous.version);
+      if (index >= 0) recent[index] = { ...recent[index]!, milestone: true };
     }
 
     const record: VersionRecord = {
@@ -194,7 +196,7 @@ export class WorkingDocument implements TextSource {
       basisVersion = version;
     }
     const { text: _text, ...summary } = record;
-    recent = [...recent.slice(Math.max(0, recent.length + 1 - RECENT_VERSIONS)), summary];
+    recent.push(summary);
     this.current = { version, text, lines: draft.lines, basisVersion, milestone: draft.milestone, recent };
     return record;
   }
@@ -212,9 +214,20 @@ export class WorkingDocument implements TextSource {
     return (this.head?.version ?? 0) !== this.committedHead;
   }
 
-  /** What the head cache keeps after the batch commits. */
+  /** What the head cache keeps after the batch commits: the head, and its newest versions up to {@link RECENT_VERSIONS}. */
   cacheEntry(): CachedHead | undefined {
-    return this.current;
+    const current = this.current;
+    if (!current || current.recent.length <= RECENT_VERSIONS) return current;
+    return { ...current, recent: current.recent.slice(current.recent.length - RECENT_VERSIONS) };
+  }
+
+  // The batch's own copy of the newest versions, made at its first commit: the cached entry stays
+  // as it was (a reader may still hold it), and the commits of the batch append in place.
+  private ownRecent(current: CachedHead | undefined): VersionSummary[] {
+    if (!this.recentCopy) {
+      this.recentCopy = [...(current?.recent ?? [])];
+    }
+    return this.recentCopy;
   }
 
   private async headText(): Promise<CachedHead> {

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import type { VersionSummary } from "../../src/storage/store.js";
+import { HeadCache, recentAfter, recentAt, type CachedHead } from "../../src/service/head-cache.js";
+
+const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
+const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+
+function summary(version: number, line = "x"): VersionSummary {
+  return { documentId: ID, version, changeType: "UPDATED", milestone: false, createdAt: T0 + version, title: "T", ops: [{ index: 0, count: 1, lines: [line] }], checksum: "sha256:0" };
+}
+
+/** A head at `version` with the versions from `from` on in memory. */
+function entry(version: number, text: string, from = version + 1): CachedHead {
+  const recent = Array.from({ length: version - from + 1 }, (_, k) => summary(from + k));
+  return { version, text, lines: text.split("\n"), basisVersion: 1, milestone: false, recent };
+}
+
+describe("HeadCache", () => {
+  it("counts the recent versions of an entry against the budget, not only its text", () => {
+    // A one-line summary weighs 560 + 1 (title) + 70 (op) + 1 (line) = 632 characters.
+    const cache = new HeadCache(2000);
+    cache.set("a", entry(1, "a".repeat(500)));
+    cache.set("b", entry(3, "b".repeat(100), 2));
+
+    expect(cache.get("a", 1)?.text).toBe("a".repeat(500));
+    expect(cache.get("b", 3)?.recent.map((v) => v.version)).toEqual([2, 3]);
+
+    // 500 + 100 + 2 × 632 = 1,864 fit; a third summary for "b" (2,496) pushes out the least recently used, "a".
+    cache.set("b", entry(4, "b".repeat(100), 2));
+    expect(cache.get("a", 1)).toBeUndefined();
+    expect(cache.get("b", 4)?.recent.map((v) => v.version)).toEqual([2, 3, 4]);
+  });
+
+  it("keeps no entry heavier than the whole budget, and drops an entry asked for at another version", () => {
+    const cache = new HeadCache(1000);
+    cache.set("a", entry(3, "short", 1));
+    expect(cache.get("a", 3)).toBeUndefined();
+
+    cache.set("b", entry(5, "text"));
+    expect(cache.get("b", 6)).toBeUndefined();
+    expect(cache.get("b", 5)).toBeUndefined();
+  });
+});
+
+describe("recent versions in memory", () => {
+  const head = entry(10, "text", 6);
+  const cutoff = T0;
+
+  it("answers a range only when it reaches back far enough and is not older than the cutoff", () => {
+    expect(recentAfter(head, 10, cutoff)).toEqual([]);
+    expect(recentAfter(head, 5, cutoff)?.map((v) => v.version)).toEqual([6, 7, 8, 9, 10]);
+    expect(recentAfter(head, 7, cutoff)?.map((v) => v.version)).toEqual([8, 9, 10]);
+    expect(recentAfter(head, 4, cutoff)).toBeUndefined();
+    expect(recentAfter(head, 5, T0 + 7)).toBeUndefined();
+    expect(recentAfter(head, 6, T0 + 7)?.map((v) => v.version)).toEqual([7, 8, 9, 10]);
+  });
+
+  it("answers one version inside the range and younger than the cutoff", () => {
+    expect(recentAt(head, 8, cutoff)?.version).toBe(8);
+    expect(recentAt(head, 5, cutoff)).toBeUndefined();
+    expect(recentAt(head, 11, cutoff)).toBeUndefined();
+    expect(recentAt(head, 8, T0 + 9)).toBeUndefined();
+  });
+});
