@@ -37,7 +37,7 @@ describe("DocumentWriter", () => {
     // of microtask turns meets it at another step.
     for (let turns = 0; turns < 8; turns++) {
       await writer.submit(ID, put(`before ${turns}`));
-      for (let turn = 0; turn < turns; turn++) await null;
+      for (let turn = 0; turn < turns; turn++) await Promise.resolve();
       expect(await within(writer.submit(ID, put(`after ${turns}`)), 2000)).toBe(2 * turns + 2);
     }
     expect(committed).toHaveLength(16);
