@@ -57,6 +57,8 @@ export interface AuthorsRun {
   resyncs: number;
   feedAnswers: number;
   serverCores: number;
+  /** Cores used by the load-generator processes together in the window (they share the machine's 2 with the service). */
+  loadCores: number;
   loadEventLoopP99Ms: number;
 }
 
@@ -190,6 +192,7 @@ async function runOnce(context: BenchContext, generators: Generators, n: number,
     ...(context.pgUrl ? { pgUrl: context.pgUrl } : {}),
   });
   const sampler = new CpuSampler(service.pid, 100);
+  const loadSamplers = generators.loads.map((load) => new CpuSampler(load.pid, 100));
   try {
     mark("service");
     const document = await createDocument(service.origin, n);
@@ -211,6 +214,7 @@ async function runOnce(context: BenchContext, generators: Generators, n: number,
     );
     mark("results");
     sampler.stop();
+    for (const loadSampler of loadSamplers) loadSampler.stop();
     const windowStart = startAt + plan.warmupMs;
     const windowEnd = windowStart + plan.measureMs;
     const statuses: Record<string, number> = {};
@@ -228,10 +232,12 @@ async function runOnce(context: BenchContext, generators: Generators, n: number,
       resyncs: results.reduce((sum, r) => sum + r.resyncs, 0),
       feedAnswers: results.reduce((sum, r) => sum + r.feedAnswers, 0),
       serverCores: sampler.coresBetween(windowStart, windowEnd),
+      loadCores: loadSamplers.reduce((sum, loadSampler) => sum + loadSampler.coresBetween(windowStart, windowEnd), 0),
       loadEventLoopP99Ms: Math.max(...results.map((r) => r.loadEventLoopP99Ms)),
     };
   } finally {
     sampler.stop();
+    for (const loadSampler of loadSamplers) loadSampler.stop();
     // Its backlog is of no interest: a short grace, then SIGKILL (unless a profile must be written).
     await service.close(profileDir ? 20_000 : 2_000);
     mark("closed");
@@ -305,6 +311,7 @@ export const authors: Scenario = {
       result.rows.push({ label: `N=${n}: accepted patches/s (offered ${(n * 1000) / INTERVAL_MS}/s)`, figure: figure(runs.map((r) => r.acceptedPerSecond), "req/s") });
       result.rows.push({ label: `N=${n}: ticks skipped (patch still in flight)`, figure: figure(runs.map((r) => r.skippedTickShare * 100), "%") });
       result.rows.push({ label: `N=${n}: server CPU`, figure: figure(runs.map((r) => r.serverCores), "cores") });
+      result.rows.push({ label: `N=${n}: load generators' CPU`, figure: figure(runs.map((r) => r.loadCores), "cores") });
       const p95 = median(runs.map((r) => r.pairP95));
       if (p95 < TARGET_P95_MS && n > largest) largest = n;
       if (median(runs.map((r) => r.allP95)) < TARGET_P95_MS && n > largestAll) largestAll = n;
