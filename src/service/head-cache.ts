@@ -23,6 +23,8 @@ export interface CachedHead {
    * rebase of a stale patch and the feed read their ops here instead of in the store.
    */
   recent: VersionSummary[];
+  /** {@link summaryWeight} of `recent`, kept up to date as it changes rather than recounted. */
+  recentWeight: number;
 }
 
 // Compaction (by this instance or another) only drops versions created before the retention
@@ -74,7 +76,7 @@ export class HeadCache {
 
   set(id: string, entry: CachedHead): void {
     this.delete(id);
-    const weight = weightOf(entry);
+    const weight = entry.text.length + entry.recentWeight;
     if (weight > this.maxCharacters) return;
     this.entries.set(id, { entry, weight });
     this.totalWeight += weight;
@@ -100,14 +102,12 @@ export class HeadCache {
 const SUMMARY_OVERHEAD = 560;
 const OP_OVERHEAD = 70;
 
-function weightOf(entry: CachedHead): number {
-  let weight = entry.text.length;
-  for (const summary of entry.recent) {
-    weight += SUMMARY_OVERHEAD + summary.title.length + (summary.clientId?.length ?? 0) + (summary.displayName?.length ?? 0);
-    for (const op of summary.ops ?? []) {
-      weight += OP_OVERHEAD;
-      for (const line of op.lines) weight += line.length;
-    }
+/** A version summary's share of the cache's budget. */
+export function summaryWeight(summary: VersionSummary): number {
+  let weight = SUMMARY_OVERHEAD + summary.title.length + (summary.clientId?.length ?? 0) + (summary.displayName?.length ?? 0);
+  for (const op of summary.ops ?? []) {
+    weight += OP_OVERHEAD;
+    for (const line of op.lines) weight += line.length;
   }
   return weight;
 }

@@ -2,7 +2,7 @@ import { joinLines } from "../core/lines.js";
 import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, ReceiptKey, VersionRecord, VersionSummary } from "../storage/store.js";
-import { RECENT_VERSIONS, recentAfter, recentAt, type CachedHead } from "./head-cache.js";
+import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
 
 /** A change to record as the next version. */
@@ -57,6 +57,7 @@ export class WorkingDocument implements TextSource {
   private readonly loadedReceipts = new Map<string, PatchReceipt | undefined>();
   private readonly committedHead: number;
   private recentCopy: VersionSummary[] | undefined;
+  private recentWeight = 0;
 
   private constructor(
     readonly id: string,
@@ -197,7 +198,8 @@ export class WorkingDocument implements TextSource {
     }
     const { text: _text, ...summary } = record;
     recent.push(summary);
-    this.current = { version, text, lines: draft.lines, basisVersion, milestone: draft.milestone, recent };
+    this.recentWeight += summaryWeight(summary);
+    this.current = { version, text, lines: draft.lines, basisVersion, milestone: draft.milestone, recent, recentWeight: this.recentWeight };
     return record;
   }
 
@@ -218,7 +220,10 @@ export class WorkingDocument implements TextSource {
   cacheEntry(): CachedHead | undefined {
     const current = this.current;
     if (!current || current.recent.length <= RECENT_VERSIONS) return current;
-    return { ...current, recent: current.recent.slice(current.recent.length - RECENT_VERSIONS) };
+    const dropped = current.recent.length - RECENT_VERSIONS;
+    let recentWeight = current.recentWeight;
+    for (let index = 0; index < dropped; index++) recentWeight -= summaryWeight(current.recent[index]!);
+    return { ...current, recent: current.recent.slice(dropped), recentWeight };
   }
 
   // The batch's own copy of the newest versions, made at its first commit: the cached entry stays
@@ -226,6 +231,7 @@ export class WorkingDocument implements TextSource {
   private ownRecent(current: CachedHead | undefined): VersionSummary[] {
     if (!this.recentCopy) {
       this.recentCopy = [...(current?.recent ?? [])];
+      this.recentWeight = current?.recentWeight ?? 0;
     }
     return this.recentCopy;
   }
@@ -244,6 +250,7 @@ export class WorkingDocument implements TextSource {
       basisVersion: rebuilt.basisVersion,
       milestone: record?.milestone ?? false,
       recent: [],
+      recentWeight: 0,
     };
     return this.current;
   }

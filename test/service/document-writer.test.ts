@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pureSha256Hex } from "../../src/core/checksum.js";
 import { DocumentWriter } from "../../src/service/document-writer.js";
+import { RECENT_VERSIONS, summaryWeight } from "../../src/service/head-cache.js";
 import type { WorkingDocument } from "../../src/service/working-document.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 
@@ -50,5 +51,15 @@ describe("DocumentWriter", () => {
     expect(versions).toEqual([1, 2, 3, 4]);
     // The first command ran alone; the three that queued meanwhile shared the next commit.
     expect(committed).toEqual([[ID, 1], [ID, 4]]);
+  });
+
+  it("keeps the newest RECENT_VERSIONS versions in the cache with their weight counted exactly", async () => {
+    const total = RECENT_VERSIONS + 300;
+    const versions = await Promise.all(Array.from({ length: total }, (_, n) => writer.submit(ID, put(`line ${n}`))));
+
+    expect(versions.at(-1)).toBe(total);
+    const cached = writer.cache.get(ID, total);
+    expect(cached?.recent.map((v) => v.version)).toEqual(Array.from({ length: RECENT_VERSIONS }, (_, k) => total - RECENT_VERSIONS + 1 + k));
+    expect(cached?.recentWeight).toBe(cached?.recent.reduce((sum, v) => sum + summaryWeight(v), 0));
   });
 });

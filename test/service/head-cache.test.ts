@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { VersionSummary } from "../../src/storage/store.js";
-import { HeadCache, recentAfter, recentAt, type CachedHead } from "../../src/service/head-cache.js";
+import { HeadCache, recentAfter, recentAt, summaryWeight, type CachedHead } from "../../src/service/head-cache.js";
 
 const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
@@ -12,10 +12,16 @@ function summary(version: number, line = "x"): VersionSummary {
 /** A head at `version` with the versions from `from` on in memory. */
 function entry(version: number, text: string, from = version + 1): CachedHead {
   const recent = Array.from({ length: version - from + 1 }, (_, k) => summary(from + k));
-  return { version, text, lines: text.split("\n"), basisVersion: 1, milestone: false, recent };
+  const recentWeight = recent.reduce((sum, one) => sum + summaryWeight(one), 0);
+  return { version, text, lines: text.split("\n"), basisVersion: 1, milestone: false, recent, recentWeight };
 }
 
 describe("HeadCache", () => {
+  it("weighs a version summary by its strings and ops, plus a flat amount", () => {
+    expect(summaryWeight(summary(1, "12345"))).toBe(560 + 1 + 70 + 5);
+    expect(summaryWeight({ ...summary(1), clientId: "abc", displayName: "Ann", ops: null })).toBe(560 + 1 + 3 + 3);
+  });
+
   it("counts the recent versions of an entry against the budget, not only its text", () => {
     // A one-line summary weighs 560 + 1 (title) + 70 (op) + 1 (line) = 632 characters.
     const cache = new HeadCache(2000);
