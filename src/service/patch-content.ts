@@ -68,6 +68,11 @@ export class ContentPatcher {
             rebased = rebaseOps(foreign, minimizeOps(base.lines, submitted));
           }
         }
+        if (!rebased.ok && baseLength > 0 && baseLength + lineDelta(submitted) === 0) {
+          // Ops that take out every line are recorded as putting one empty line in (below): a
+          // foreign version that emptied the text recorded that, and this patch is the same change.
+          rebased = rebaseOps(foreign, [{ index: 0, count: baseLength, lines: [""] }]);
+        }
         if (!rebased.ok) return { kind: "conflict", currentVersion: head.version, opsSinceBase: foreign };
         ops = rebased.ops;
       }

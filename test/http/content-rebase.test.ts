@@ -64,6 +64,16 @@ describe("PATCH /documents/{documentId}/content: rule 2, a stale base without tr
     expect(await readDocument(t.app, id)).toMatchObject({ version: 3, content: text("l0", "f1", "f2", "l1", "l2", "l3", "l4", "S5", "l6", "l7") });
   });
 
+  it("accepts a stale patch that deletes every line after a foreign version did the same, with no new version", async () => {
+    // A version that took out every line is recorded as putting one empty line in (decisions §4).
+    const id = await afterForeign([remove(0, 8)]);
+
+    const response = await stale(id, [remove(0, 8)]);
+
+    expectAccepted(response, 2, [replace(0, 8, "")]);
+    expect(await readDocument(t.app, id)).toMatchObject({ version: 2, content: "" });
+  });
+
   it("answers the composition of every version after the base, expressed against the base", async () => {
     const id = await afterForeign([replace(1, 1, "X")]);
     // Version 3 deletes "l3", which is line 3 of version 2 as well.
