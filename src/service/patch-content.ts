@@ -129,13 +129,18 @@ export class ContentPatcher {
     const baseRecord = await doc.version(base);
     if (!baseRecord || baseRecord.ops === null) throw new ServiceError("base-unavailable", `base version ${base} was compacted; reload the document`);
     if (patch.checksum !== baseRecord.checksum) throw checksumMismatch(base);
-    const since = await doc.versionsAfter(base);
-    const chain: NormalizedOp[][] = [];
+    // Another patch of this batch with the same base composed part of the way already: the
+    // composition of a chain equals that of its composed prefix and the rest (a core property).
+    const known = doc.composedAfter(base);
+    const since = await doc.versionsAfter(known?.through ?? base);
+    const chain: NormalizedOp[][] = known ? [known.ops] : [];
     for (const record of since) {
       if (record.ops === null) throw new ServiceError("base-unavailable", `the versions after base ${base} were compacted; reload the document`);
       chain.push(record.ops);
     }
-    return composeChain(chain);
+    const foreign = composeChain(chain);
+    doc.rememberComposed(base, head.version, foreign);
+    return foreign;
   }
 }
 

@@ -57,6 +57,8 @@ export class WorkingDocument implements TextSource {
   private readonly loadedReceipts = new Map<string, PatchReceipt | undefined>();
   private readonly committedHead: number;
   private recentCopy: VersionSummary[] | undefined;
+  /** Compositions of the versions after a base, by base, made by commands of this batch (see {@link composedAfter}). */
+  private readonly compositions = new Map<number, { through: number; ops: NormalizedOp[] }>();
   private recentWeight = 0;
 
   private constructor(
@@ -114,6 +116,19 @@ export class WorkingDocument implements TextSource {
     if (inMemory) return inMemory;
     if (version > this.committedHead) return this.staged.find((record) => record.version === version);
     return this.tx.version(version);
+  }
+
+  /**
+   * The composed ops of the versions in `(base, through]` that a command of this batch computed, for
+   * the next command with the same base to extend rather than recompose: a batch of stale patches
+   * (a crowd of editors whose first edits rest on the text they opened) shares its bases.
+   */
+  composedAfter(base: number): { through: number; ops: NormalizedOp[] } | undefined {
+    return this.compositions.get(base);
+  }
+
+  rememberComposed(base: number, through: number, ops: NormalizedOp[]): void {
+    this.compositions.set(base, { through, ops });
   }
 
   /** The newest full text at or before `version`, committed or decided in this batch. */

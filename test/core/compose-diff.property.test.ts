@@ -61,6 +61,19 @@ describe("compose, canonical form and diff, for random texts and ops", () => {
     );
   });
 
+  it("composeChain gives the very same ops when a prefix of the chain was composed first", () => {
+    // What the write path relies on when it extends a composition it kept instead of recomposing.
+    const arb = fc
+      .tuple(textArb, fc.nat({ max: 9 }))
+      .chain(([text, k]) => chainArb(text, k).chain((chain) => fc.nat({ max: chain.length }).map((cut) => ({ chain, cut }))));
+    fc.assert(
+      fc.property(arb, ({ chain, cut }) => {
+        expect(composeChain([composeChain(chain.slice(0, cut)), ...chain.slice(cut)])).toEqual(composeChain(chain));
+      }),
+      propertyParams(1000),
+    );
+  });
+
   it("canonicalOps keeps the effect of a list and is idempotent", () => {
     const arb = textArb.chain((text) => fc.tuple(fc.constant(text), opsArb(text.length)));
     fc.assert(

@@ -74,6 +74,23 @@ describe("PATCH /documents/{documentId}/content: rule 2, a stale base without tr
     expect(await readDocument(t.app, id)).toMatchObject({ version: 2, content: "" });
   });
 
+  it("answers each of many stale patches sent together the composition of the versions before its own", async () => {
+    const id = await afterForeign([replace(0, 1, "F")]);
+    // Lines that do not touch each other or line 0, so that the compositions keep one op per change.
+    const lines = [2, 4, 6];
+
+    const responses = await Promise.all(lines.map((line) => stale(id, [replace(line, 1, `S${line}`)])));
+
+    // Whatever order they ran in, the one that got version 3 + k saw the foreign version and the k before it.
+    const ran = responses.map((response, k) => ({ line: lines[k]!, version: response.json<{ version: number }>().version })).sort((a, b) => a.version - b.version);
+    expect(ran.map((one) => one.version)).toEqual([3, 4, 5]);
+    ran.forEach((one, k) => {
+      const earlier = ran.slice(0, k).map((other) => other.line).sort((a, b) => a - b);
+      expectAccepted(responses[lines.indexOf(one.line)]!, one.version, [replace(0, 1, "F"), ...earlier.map((line) => replace(line, 1, `S${line}`))]);
+    });
+    expect(await readDocument(t.app, id)).toMatchObject({ version: 5, content: text("F", "l1", "S2", "l3", "S4", "l5", "S6", "l7") });
+  });
+
   it("answers the composition of every version after the base, expressed against the base", async () => {
     const id = await afterForeign([replace(1, 1, "X")]);
     // Version 3 deletes "l3", which is line 3 of version 2 as well.
