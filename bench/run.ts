@@ -114,19 +114,22 @@ async function main(): Promise<void> {
   log(`source: ${source}`);
   log(`service: ${build.mode}${build.mode === "dist" ? ` (compiled in ${(build.buildMs / 1000).toFixed(1)} s)` : ""}${build.note ? `; ${build.note}` : ""}`);
 
+  /** What a scenario (or its profile) gets: `budgetMs` from now at most, and its own log prefix. */
+  const contextFor = (budgetMs: number, label: string): BenchContext => ({
+    backend,
+    ...(values.pg ? { pgUrl: values.pg } : {}),
+    quick,
+    tmp,
+    build,
+    deadline: Math.min(performance.now() + budgetMs, globalDeadline),
+    log: (message) => log(`${label}: ${message}`),
+  });
+
   const results: ScenarioResult[] = [];
   const failures: string[] = [];
   for (const scenario of SCENARIOS.filter((s) => selected.includes(s.id))) {
     const budget = (quick ? scenario.budgetS.quick : scenario.budgetS.full) * 1000;
-    const context: BenchContext = {
-      backend,
-      ...(values.pg ? { pgUrl: values.pg } : {}),
-      quick,
-      tmp,
-      build,
-      deadline: Math.min(performance.now() + budget, globalDeadline),
-      log: (message) => log(`${scenario.id}: ${message}`),
-    };
+    const context = contextFor(budget, scenario.id);
     log(`${scenario.id}: start (budget ${budget / 1000} s)`);
     try {
       const result = { ...(await scenario.run(context)), source };
@@ -156,16 +159,7 @@ async function main(): Promise<void> {
       mkdirSync(dir, { recursive: true });
       log(`${result.id}: profiling the service`);
       try {
-        const context: BenchContext = {
-          backend,
-          ...(values.pg ? { pgUrl: values.pg } : {}),
-          quick,
-          tmp,
-          build,
-          deadline: Math.min(performance.now() + 90_000, globalDeadline),
-          log: (message) => log(`${result.id} (profile): ${message}`),
-        };
-        const { command } = await scenario.profile(context, dir);
+        const { command } = await scenario.profile(contextFor(90_000, `${result.id} (profile)`), dir);
         const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
         if (!file) throw new Error("the service wrote no .cpuprofile");
         const summary = summarizeProfileFile(join(dir, file));
