@@ -53,7 +53,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200 },
-    return503OnClosing: true,
+    // A request during the drain gets a problem+json 503 from the connection closer instead.
+    return503OnClosing: false,
     // Errors the router raises before any route runs (a broken percent-encoding, an over-long
     // path segment) are client errors too, and leave as problem+json like every other.
     frameworkErrors: (error, request, reply) => {
