@@ -86,6 +86,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   if (config.cors.origins.length > 0) {
+    // @fastify/cors answers an OPTIONS request that is not a preflight (no Origin or no
+    // Access-Control-Request-Method) with a text/plain 400; this one is problem+json like every error.
+    app.addHook("onRequest", async (request, reply) => {
+      if (request.method !== "OPTIONS") return;
+      if (request.headers.origin !== undefined && request.headers["access-control-request-method"] !== undefined) return;
+      return sendProblem(request, reply, "invalid-request", "OPTIONS is only a CORS preflight: it needs Origin and Access-Control-Request-Method");
+    });
     await app.register(cors, {
       origin: config.cors.origins.includes("*") ? true : config.cors.origins,
       methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
