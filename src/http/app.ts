@@ -12,6 +12,7 @@ import { TaigaClient } from "../tracker/taiga-client.js";
 import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
+import { answerClientError } from "./client-error.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -57,6 +58,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: false,
     // Errors the router raises before any route runs (a broken percent-encoding, an over-long
     // path segment) are client errors too, and leave as problem+json like every other.
+    clientErrorHandler: answerClientError,
     frameworkErrors: (error, request, reply) => {
       void sendProblem(request, reply, "invalid-request", `the request path cannot be read: ${error.message}`, { status: 400 });
     },
@@ -90,7 +92,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // Access-Control-Request-Method) with a text/plain 400; this one is problem+json like every error.
     app.addHook("onRequest", async (request, reply) => {
       if (request.method !== "OPTIONS") return;
-      if (request.headers.origin !== undefined && request.headers["access-control-request-method"] !== undefined) return;
+      if (request.headers.origin && request.headers["access-control-request-method"]) return;
       return sendProblem(request, reply, "invalid-request", "OPTIONS is only a CORS preflight: it needs Origin and Access-Control-Request-Method");
     });
     await app.register(cors, {

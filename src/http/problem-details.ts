@@ -8,7 +8,7 @@ export const ProblemDetailSchema = Type.Object(
   {
     type: Type.String({ description: "stable URI of the kind of problem" }),
     title: Type.String(),
-    status: Type.Integer(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
     detail: Type.String(),
     instance: Type.String({ description: "the request path" }),
   },
@@ -20,7 +20,7 @@ export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 /** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */
 const STORAGE_RETRY_SECONDS = 5;
 
-type RenderedCode = ProblemCode | "route-not-found" | "storage-unavailable" | "shutting-down" | "internal";
+type RenderedCode = ProblemCode | "route-not-found" | "request-timeout" | "headers-too-large" | "storage-unavailable" | "shutting-down" | "internal";
 
 /** The one table of problem kinds: status and title per stable code (listed in the README). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
@@ -31,7 +31,9 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "version-conflict": { status: 409, title: "Version conflict" },
   "document-exists": { status: 409, title: "Document exists" },
   "seq-reused": { status: 409, title: "Sequence number reused with a different body" },
+  "request-timeout": { status: 408, title: "Request timeout" },
   "content-too-large": { status: 413, title: "Content too large" },
+  "headers-too-large": { status: 431, title: "Request headers too large" },
   "checksum-mismatch": { status: 422, title: "Checksum mismatch" },
   "range-outside-text": { status: 422, title: "Range outside the text" },
   "base-unavailable": { status: 422, title: "Base version unavailable" },
