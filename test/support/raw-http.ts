@@ -47,7 +47,7 @@ export function sendRaw(port: number, request: RawRequest, timeoutMs: number): P
       try {
         resolve(parseResponse(Buffer.concat(chunks), request.method === "HEAD"));
       } catch (error) {
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
     // No half-close: Node's server aborts a request whose client ended its side before the answer.
