@@ -35,6 +35,7 @@ export default defineConfig({
             "test/http/content*.test.ts",
             "test/http/changes*.test.ts",
             "test/http/hostile-input.test.ts",
+            "test/crash.test.ts",
             "test/multi-instance/**/*.test.ts",
           ],
           env: { FOLIO_TEST_STORE: "postgres" },
