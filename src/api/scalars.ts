@@ -25,5 +25,4 @@ export const Int32 = (options: IntegerOptions = {}) => Type.Integer({ format: "i
  */
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-/** A UUID field; the pattern states the canonical form in the OpenAPI document too. */
-export const Uuid = (options: StringOptions = {}) => Type.String({ format: "uuid", pattern: UUID_PATTERN.source, ...options });
+export const Uuid = (options: StringOptions = {}) => Type.String({ format: "uuid", ...options });
