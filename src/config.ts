@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { Type, type Static } from "@sinclair/typebox";
 import { parseStorageUrl, StorageUrlError } from "./storage/storage-url.js";
+import { findUnknownKey } from "./config-keys.js";
 
 /** The service's configuration: one schema, one typed and frozen object; nothing else reads process.env. */
 export const ConfigSchema = Type.Object({
@@ -206,64 +207,6 @@ function readYaml(path: string, origin: string): unknown {
   }
 }
 
-/**
- * Refuses what the file holds beyond the known keys: a misspelt key would otherwise be ignored
- * silently (a misspelt password-hash key means "no password"). The message names the key and the
- * known key nearest to it.
- */
-function checkKnownKeys(tree: unknown, where: string): void {
-  if (tree === null || typeof tree !== "object" || Array.isArray(tree)) throw new ConfigError(`${where}: expects a mapping of keys at the top`);
-  const known = KEYS.map((spec) => spec.key);
-  const walk = (node: Record<string, unknown>, prefix: string) => {
-    for (const [name, value] of Object.entries(node)) {
-      const key = prefix + name;
-      if (known.includes(key)) continue;
-      const isBranch = known.some((candidate) => candidate.startsWith(`${key}.`));
-      if (isBranch && value !== null && typeof value === "object" && !Array.isArray(value)) {
-        walk(value as Record<string, unknown>, `${key}.`);
-        continue;
-      }
-      // An empty section (`service:` with nothing below) sets nothing and harms nothing.
-      if (isBranch && value === null) continue;
-      if (isBranch) throw new ConfigError(`${where}: ${key} expects a mapping of keys`);
-      throw new ConfigError(`${where}: unknown key ${key} (did you mean ${nearest(key, known)}?)`);
-    }
-  };
-  walk(tree as Record<string, unknown>, "");
-}
-
-/**
- * The known key nearest to `key`: the least edit distance to any run of its segments (so `port`
- * finds `server.port` and a misspelt section `service.storrage` finds `service.storage.url`); the
- * first one on a tie.
- */
-function nearest(key: string, candidates: string[]): string {
-  let best = candidates[0] ?? "";
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const parts = candidate.split(".");
-    for (let from = 0; from < parts.length; from++) {
-      for (let to = from + 1; to <= parts.length; to++) {
-        const distance = editDistance(key, parts.slice(from, to).join("."));
-        if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-      }
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object") {
     for (const child of Object.values(value)) deepFreeze(child);
@@ -288,7 +231,8 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
   const explicitFile = options.file !== undefined || env.SERVICE_CONFIG_FILE !== undefined;
   const origin = options.file === undefined && env.SERVICE_CONFIG_FILE !== undefined ? "SERVICE_CONFIG_FILE: " : "";
   const tree = filePath !== null && (explicitFile || existsSync(filePath)) ? readYaml(filePath, origin) : {};
-  if (filePath !== null) checkKnownKeys(tree, `${origin}config file ${filePath}`);
+  const unknown = filePath === null ? undefined : findUnknownKey(tree, KEYS.map((spec) => spec.key));
+  if (unknown !== undefined) throw new ConfigError(`${origin}config file ${filePath}: ${unknown}`);
 
   const config: Config = {
     server: { host: "", port: 0 },
