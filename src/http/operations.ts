@@ -25,6 +25,8 @@ export function operationRoutes(app: FastifyInstance, deps: { store: Store; metr
     shuttingDown = true;
   });
   app.addHook("onRequest", async (request, reply) => {
+    // At debug only: with the line written at the answer, it shows which requests hang (or wait).
+    request.log.debug({ method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE }, "request received");
     if (!shuttingDown) return;
     void reply.header("connection", "close");
     return sendProblem(request, reply, "shutting-down", "the instance is shutting down; retry on another", { retryAfterSeconds: SHUTDOWN_RETRY_SECONDS });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { FakeTaiga } from "../support/fake-taiga.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { checksumOf, contentUrl, newDocument, patchContent, replace } from "../support/content-patch.js";
 
@@ -124,6 +125,31 @@ describe("GET /metrics", () => {
     const body = await scrape(t);
     expect(samples(body, "folio_compaction_runs_total")).toEqual({ '{result="ran"}': 1 });
     expect(samples(body, "folio_compaction_versions_total")[""]).toBeGreaterThan(0);
+  });
+
+  it("times tracker calls by operation and upstream status, ids and refs left out", async () => {
+    const fake = await FakeTaiga.start();
+    try {
+      fake.addUser({ username: "alice", password: "pw", fullName: "Alice" });
+      const t = await app({ config: (config) => Object.assign(config.tracker, { apiUrl: fake.apiUrl, loginType: "normal" }) });
+      const login = await t.app.inject({ method: "POST", url: "/api/v1/tracker/auth", payload: { username: "alice", password: "pw" } });
+      expect(login.statusCode).toBe(200);
+      const token = login.json<{ authToken: string }>().authToken;
+      const project = fake.addProject({ name: "Folio", slug: "folio", members: [fake.users[0]!] });
+      fake.addStory({ project, subject: "Login page" });
+      const read = await t.app.inject({ method: "GET", url: "/api/v1/tracker/userstories/1?slug=folio", headers: { "x-tracker-token": token } });
+      expect(read.statusCode).toBe(200);
+      expect((await t.app.inject({ method: "POST", url: "/api/v1/tracker/auth", payload: { username: "alice", password: "no" } })).statusCode).toBe(400);
+      const counts = samples(await scrape(t), "folio_tracker_call_duration_seconds_count");
+      expect(counts).toEqual({
+        '{operation="POST /auth",status="200"}': 1,
+        '{operation="GET /projects/by_slug",status="200"}': 1,
+        '{operation="GET /userstories/by_ref",status="200"}': 1,
+        '{operation="POST /auth",status="401"}': 1,
+      });
+    } finally {
+      await fake.close();
+    }
   });
 
   it("is absent with service.metrics.enabled false, and so are the app's observers", async () => {
