@@ -30,9 +30,9 @@ describe("health probes", () => {
     const t = await buildTestApp();
     cleanups.push(() => t.close());
     const live = await t.app.inject({ method: "GET", url: "/health/live" });
-    expect({ status: live.statusCode, type: live.headers["content-type"], body: live.json() }).toEqual({ status: 200, type: JSON_TYPE, body: { status: "live" } });
+    expect({ status: live.statusCode, type: live.headers["content-type"], body: live.json<unknown>() }).toEqual({ status: 200, type: JSON_TYPE, body: { status: "live" } });
     const ready = await t.app.inject({ method: "GET", url: "/health/ready" });
-    expect({ status: ready.statusCode, type: ready.headers["content-type"], body: ready.json() }).toEqual({ status: 200, type: JSON_TYPE, body: { status: "ready" } });
+    expect({ status: ready.statusCode, type: ready.headers["content-type"], body: ready.json<unknown>() }).toEqual({ status: 200, type: JSON_TYPE, body: { status: "ready" } });
   });
 
   it("are left out of the OpenAPI document", async () => {

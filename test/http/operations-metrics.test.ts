@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeTaiga } from "../support/fake-taiga.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
-import { checksumOf, contentUrl, newDocument, patchContent, replace } from "../support/content-patch.js";
+import { checksumOf, newDocument, patchContent, replace } from "../support/content-patch.js";
 
 // GET /metrics: Prometheus text from one registry per app, moving with real requests, with label
 // values from bounded sets only (route templates, never ids).
