@@ -40,11 +40,11 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `script` (relative to the repository root) with exactly `env` plus PATH, in `cwd`, so
+ * Starts `script` (relative to the repository root) with `args`, exactly `env` plus PATH, in `cwd`, so
  * neither the caller's environment nor a service.yaml of the repository leaks in.
  */
-export function startProcess(script: string, env: Record<string, string>, cwd: string): ServerProcess {
-  const child = spawn(process.execPath, tsxNodeArguments(script), {
+export function startProcess(script: string, env: Record<string, string>, cwd: string, args: readonly string[] = []): ServerProcess {
+  const child = spawn(process.execPath, [...tsxNodeArguments(script), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["pipe", "pipe", "pipe"],
