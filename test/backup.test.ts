@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { buildTestApp } from "./support/test-app.js";
 // opens on its own and holds every patch acknowledged before the backup began.
 
 const STARTUP_MS = 20_000;
+const SQLITE3 = "/usr/bin/sqlite3";
 const MAX_PATCHES = 3000;
 const MAX_WRITE_MS = 15_000;
 
@@ -78,6 +80,13 @@ describe("npm run backup", () => {
     expect(existsSync(`${target}-wal`)).toBe(false);
     expect(existsSync(`${target}.partial`)).toBe(false);
     expect(version).toBeGreaterThan(acknowledgedAtStart);
+
+    // The sqlite3 tool's own online backup works beside the running service too (where it is installed).
+    if (existsSync(SQLITE3)) {
+      const external = join(dir, "external.db");
+      execFileSync(SQLITE3, [join(dir, "service.db"), `.backup ${external}`], { timeout: 10_000 });
+      expect(execFileSync(SQLITE3, [external, "SELECT count(*) FROM documents"], { encoding: "utf8" }).trim()).toBe("1");
+    }
 
     // The copy opens on its own, as the service would open a restored file.
     const restored = await buildTestApp({ store: SqliteStore.open(target) });
