@@ -14,6 +14,13 @@ module.exports = {
       to: { pathNot: ["^src/core", "^node_modules/(@sinclair/typebox|diff|@noble/hashes)"] },
     },
     {
+      name: "api-is-the-wire-shape-only",
+      comment: "src/api holds the wire schemas shared by the service's routes and the client: core and TypeBox only",
+      severity: "error",
+      from: { path: "^src/api" },
+      to: { pathNot: ["^src/api", "^src/core", "^node_modules/@sinclair/typebox"] },
+    },
+    {
       name: "service-knows-no-transport-or-adapter",
       severity: "error",
       from: { path: "^src/service" },

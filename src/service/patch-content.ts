@@ -103,7 +103,7 @@ export class ContentPatcher {
       let lines = applied.lines;
       if (lines.length === 0) {
         // Ops that take out every line leave no line at all, but the empty text is one empty line
-        // (decisions §4). Record them as putting that line in, so that the head, a replay of the
+        // (docs/line-model.md#deleting-every-line). Record them as putting that line in, so that the head, a replay of the
         // stored ops and a split of the stored text all agree on [""].
         lines = [""];
         ops = [{ index: 0, count: current.length, lines: [""] }];

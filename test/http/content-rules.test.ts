@@ -77,7 +77,7 @@ describe("PATCH /documents/{documentId}/content: rule 1, a current base", () => 
 
 });
 
-describe("PATCH /documents/{documentId}/content: the empty text is one empty line (decisions §4)", () => {
+describe("PATCH /documents/{documentId}/content: the empty text is one empty line", () => {
   const EMPTY = checksumOf("");
 
   it("turns a text whose every line was deleted into the empty text", async () => {
@@ -426,6 +426,26 @@ describe("PATCH /documents/{documentId}/content: the document", () => {
     const response = await patchContent(t.app, "not-a-uuid", body([replace(0, 1, "A")]));
 
     expectProblem(response, "invalid-request", contentUrl("not-a-uuid"), 'params.documentId: must match format "uuid"');
+  });
+
+  it("answers 400 for a UUID with a urn:uuid: prefix, which is not the canonical form", async () => {
+    const urn = `urn:uuid:${await newDocument(t.app, TEXT)}`;
+    const response = await patchContent(t.app, urn, body([replace(0, 1, "A")]));
+
+    expectProblem(response, "invalid-request", contentUrl(urn), 'params.documentId: must match format "uuid"');
+  });
+
+  it.each([
+    ["seq", 1e308, "body.seq: must be <= 9007199254740991"],
+    ["seq", 2 ** 53, "body.seq: must be <= 9007199254740991"],
+    ["baseVersion", 2 ** 53, "body.baseVersion: must be <= 9007199254740991"],
+  ])("answers 400 for %s = %d, beyond what a JavaScript number carries exactly", async (field, value, detail) => {
+    const id = await newDocument(t.app, TEXT);
+
+    const response = await patchContent(t.app, id, bodyWith(field, value));
+
+    expectProblem(response, "invalid-request", contentUrl(id), detail);
+    expect((await readHistory(t.app, id)).map((entry) => entry.version)).toEqual([1]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { INT32_MAX, LineOperationSchema } from "../../core/line-operation.js";
+import { LineOperationSchema } from "../../core/line-operation.js";
+import { Int32, Int64 } from "../../api/scalars.js";
 import { toLineOperation } from "../../core/normalized-op.js";
 import type { ChangeFeed, ChangeFeedView } from "../../service/change-feed.js";
 import { ProblemDetailSchema } from "../problem-details.js";
@@ -10,7 +11,7 @@ const problem = { content: { "application/problem+json": { schema: ProblemDetail
 
 const ChangeEventSchema = Type.Object(
   {
-    version: Type.Integer({ minimum: 1, format: "int64" }),
+    version: Int64({ minimum: 1 }),
     changeType: ChangeTypeSchema,
     clientId: Type.Optional(Type.String({ description: "absent for changes without sender" })),
     displayName: Type.Optional(Type.String({ description: "unverified claim" })),
@@ -21,8 +22,8 @@ const ChangeEventSchema = Type.Object(
 
 const ChangeFeedSchema = Type.Object(
   {
-    fromVersion: Type.Optional(Type.Integer({ minimum: 1, format: "int64", description: "base of the supplied diff; absent when content is supplied" })),
-    currentVersion: Type.Integer({ minimum: 1, format: "int64" }),
+    fromVersion: Type.Optional(Int64({ minimum: 1, description: "base of the supplied diff; absent when content is supplied" })),
+    currentVersion: Int64({ minimum: 1 }),
     ops: Type.Optional(Type.Array(LineOperationSchema, { description: "cumulative diff from fromVersion to currentVersion" })),
     content: Type.Optional(Type.String({ description: "full text instead of a diff" })),
     events: Type.Array(ChangeEventSchema),
@@ -31,8 +32,8 @@ const ChangeFeedSchema = Type.Object(
 );
 
 const ChangesQuery = Type.Object({
-  since: Type.Integer({ minimum: 0, format: "int64", description: "last seen version; 0 means nothing yet" }),
-  wait: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX, format: "int32", default: 25, description: "seconds to wait; clamped by service.feed.max-wait-seconds" })),
+  since: Int64({ description: "last seen version; 0 means nothing yet" }),
+  wait: Type.Optional(Int32({ default: 25, description: "seconds to wait; clamped by service.feed.max-wait-seconds" })),
 });
 
 /** What Fastify sends a JSON body with. */

@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { CHECKSUM_PATTERN } from "../../core/checksum.js";
 import { LineOperationSchema } from "../../core/line-operation.js";
+import { Int64 } from "../../api/scalars.js";
 
-const int64 = (description: string, minimum = 0) => Type.Integer({ minimum, format: "int64", description });
+const int64 = (description: string, minimum = 0) => Int64({ minimum, description });
 
 export const ContentPatchRequest = Type.Object(
   {

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
+import { Int64, Uuid } from "../../api/scalars.js";
 
-const int64 = (description: string, minimum = 0) => Type.Integer({ minimum, format: "int64", description });
+const int64 = (description: string, minimum = 0) => Int64({ minimum, description });
 const Title = Type.String({ minLength: 1, maxLength: 255, description: "1 to 255 characters (Unicode code points); not only white space" });
 const ChangeTypeSchema = Type.Union(
   ["CREATED", "UPDATED", "RENAMED", "DELETED", "RESTORED", "ROLLED_BACK"].map((value) => Type.Literal(value)),
@@ -8,12 +9,12 @@ const ChangeTypeSchema = Type.Union(
 );
 
 export const DocumentIdParams = Type.Object({
-  documentId: Type.String({ format: "uuid", description: "the document's UUID" }),
+  documentId: Uuid({ description: "the document's UUID" }),
 });
 
 export const DocumentSchema = Type.Object(
   {
-    id: Type.String({ format: "uuid", description: "read-only" }),
+    id: Uuid({ description: "read-only" }),
     title: Type.String({ maxLength: 255 }),
     content: Type.String({ description: "opaque text; at most service.documents.max-content-bytes UTF-8 bytes" }),
     version: int64("incremented on every change", 1),
@@ -52,7 +53,7 @@ export const RestoreRequest = Type.Union(
 
 export const HistoryEntrySchema = Type.Object(
   {
-    documentId: Type.String({ format: "uuid" }),
+    documentId: Uuid(),
     version: int64("", 1),
     title: Type.String(),
     content: Type.String({ description: "full text of that state" }),

@@ -1,14 +1,12 @@
-import { Type, type IntegerOptions } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
+import { Int64 } from "../../api/scalars.js";
 import { ProblemDetailSchema } from "../problem-details.js";
 
-/** The longest `X-Tracker-Token` accepted (interface §8). */
+/** The longest `X-Tracker-Token` accepted (docs/interface.md#limits). */
 export const MAX_TRACKER_TOKEN = 512;
 /** A bare token is printable ASCII without spaces (Taiga's JWTs are base64url and dots). */
 export const TRACKER_TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
-// int64 in the interface; held to the range a JS number carries exactly, so no id is silently rounded.
-const Int64 = (options: IntegerOptions = {}) =>
-  Type.Integer({ format: "int64", minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options });
 
 export const TrackerAuthRequest = Type.Object(
   {
