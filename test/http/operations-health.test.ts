@@ -119,7 +119,9 @@ describePostgres("readiness on PostgreSQL", () => {
     const t: TestApp = await buildTestApp({ store });
     cleanups.push(() => t.close().catch(() => undefined));
     expect((await t.app.inject({ method: "GET", url: "/health/ready" })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: "POST", url: "/api/v1/documents", payload: { title: "Plan", content: "a" } })).statusCode).toBe(201);
     const metrics = (await t.app.inject({ method: "GET", url: "/metrics" })).body;
+    expect(metrics).toContain('\nfolio_commit_batch_size_count{store="postgres"} 1\n');
     expect(metrics).toContain("\nfolio_postgres_listener_connected 1\n");
     expect(metrics).toContain("\nfolio_postgres_listener_reconnects_total 0\n");
 
