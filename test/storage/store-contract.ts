@@ -319,6 +319,19 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
       expect((await store.getVersion(ID, 2))?.checksum).toBe(version(ID, 2).checksum);
     });
 
+    it("clears the ops and the text of a compacted sync version, and keeps a milestone's whole", async () => {
+      await appendVersions(store, ID, 1, 4, (n) => ({ createdAt: T0 + n, milestone: n === 1, text: `t${n}` }));
+      await store.write(ID, async (tx) => tx.putSnapshot({ version: 4, text: "t4" }));
+      expect(await store.compact(T0 + 100)).toEqual({ versions: 2, receipts: 0, ran: true });
+      const kept = await Promise.all([1, 2, 3, 4].map((n) => store.getVersion(ID, n)));
+      expect(kept.map((v) => [v?.version, v?.ops === null, v?.text])).toEqual([
+        [1, false, "t1"],
+        [2, true, null],
+        [3, true, null],
+        [4, false, "t4"],
+      ]);
+    });
+
     it("reports documents whose old ops compaction cannot drop before a new snapshot", async () => {
       await appendVersions(store, ID, 1, 3, (n) => ({ createdAt: T0 + n }));
       await appendVersions(store, OTHER, 1, 1);

@@ -19,6 +19,7 @@ import { migrate } from "./migrations.js";
 import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./pg-codec.js";
 import { PostgresReader, isUuid } from "./postgres-reader.js";
 import { PostgresTransaction } from "./postgres-transaction.js";
+import { COMPACTION_CLEARS, compactableVersion, documentsNeedingSnapshot } from "../compaction-rule.js";
 
 export interface PostgresStoreOptions {
   /** The schema holding the tables, created when missing; default: the connection's search_path. */
@@ -159,16 +160,7 @@ export class PostgresStore implements Store {
 
   documentsNeedingSnapshot(cutoff: number): Promise<string[]> {
     return this.track(async () => {
-      const { rows } = await this.pool.query<{ id: string }>(
-        `SELECT DISTINCT v.document_id AS id
-           FROM versions v
-           JOIN documents d ON d.id = v.document_id
-           LEFT JOIN snapshots s ON s.document_id = v.document_id
-          WHERE NOT v.milestone AND v.ops IS NOT NULL AND v.created_at < $1
-            AND v.version < d.version AND (s.version IS NULL OR v.version >= s.version)
-          ORDER BY id`,
-        [cutoff],
-      );
+      const { rows } = await this.pool.query<{ id: string }>(documentsNeedingSnapshot("$1"), [cutoff]);
       return rows.map((row) => row.id);
     });
   }
@@ -184,11 +176,8 @@ export class PostgresStore implements Store {
         if (!rows[0]!.acquired) return { ran: false, versions: 0, receipts: 0 };
         await client.query(`SET LOCAL statement_timeout = ${COMPACTION_TIMEOUT_MS}`);
         const versions = await client.query(
-          `UPDATE versions v SET ops = NULL
-             FROM documents d, snapshots s
-            WHERE NOT v.milestone AND v.ops IS NOT NULL AND v.created_at < $1
-              AND d.id = v.document_id AND v.version < d.version
-              AND s.document_id = v.document_id AND v.version < s.version`,
+          `UPDATE versions v SET ${COMPACTION_CLEARS} FROM documents d, snapshots s
+            WHERE d.id = v.document_id AND s.document_id = v.document_id AND ${compactableVersion("$1")}`,
           [cutoff],
         );
         const receipts = await client.query("DELETE FROM patch_receipts WHERE created_at < $1", [cutoff]);

@@ -32,6 +32,7 @@ import {
   type VersionSummaryRow,
 } from "./sqlite-rows.js";
 import { GroupCommit } from "./group-commit.js";
+import { COMPACTION_CLEARS, compactableVersion, documentsNeedingSnapshot } from "../compaction-rule.js";
 
 function prepareStatements(db: Database) {
   return {
@@ -71,23 +72,16 @@ function prepareStatements(db: Database) {
       `INSERT INTO patch_receipts (document_id, client_id, seq, request_hash, version, ops_since_base, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
-    needingSnapshot: db.prepare<[number], { id: string }>(
-      `SELECT DISTINCT d.id FROM documents d
-       JOIN versions v ON v.document_id = d.id
-       LEFT JOIN snapshots s ON s.document_id = d.id
-       WHERE v.milestone = 0 AND v.ops IS NOT NULL AND v.created_at < ? AND v.version < d.version
-         AND v.version >= coalesce(s.version, 0)
-       ORDER BY d.id`,
-    ),
+    needingSnapshot: db.prepare<[number], { id: string }>(documentsNeedingSnapshot("?")),
     // One chunk at a time: better-sqlite3 runs on the event loop, so a single statement over a
     // million versions would stall every request for seconds.
     compactVersions: db.prepare(
-      `UPDATE versions SET ops = NULL, text = NULL
+      `UPDATE versions SET ${COMPACTION_CLEARS}
        WHERE (document_id, version) IN (
          SELECT v.document_id, v.version FROM versions v
          JOIN documents d ON d.id = v.document_id
          JOIN snapshots s ON s.document_id = v.document_id
-         WHERE v.milestone = 0 AND v.ops IS NOT NULL AND v.created_at < ? AND v.version < d.version AND v.version < s.version
+         WHERE ${compactableVersion("?")}
          LIMIT ${COMPACTION_CHUNK})`,
     ),
     compactReceipts: db.prepare("DELETE FROM patch_receipts WHERE created_at < ?"),
