@@ -113,7 +113,7 @@ describe("the server process", () => {
 
     const store = SqliteStore.open(join(dir, "service.db"));
     try {
-      expect((await store.getDocument(document.id))?.version).toBe(1);
+      expect((await store.reads(document.id).document())?.version).toBe(1);
     } finally {
       await store.close();
     }

@@ -3,7 +3,7 @@ import { closeSync, fsyncSync, openSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import { migrate as migratePostgres } from "../../src/storage/postgres/migrations.js";
+import { migrate as migratePostgres } from "../../src/storage/postgres/postgres-migrations.js";
 
 /**
  * Writes a store as the service would have left it after `documents` documents each received

@@ -122,7 +122,7 @@ export class ChangeFeed {
   /** What is new since `since` right now, or `undefined` when nothing is. */
   private async read(id: string, since: number): Promise<ChangeFeedView | undefined> {
     const { store, documents } = this.options;
-    const head = await store.getDocument(id);
+    const head = await store.reads(id).document();
     if (!head) throw documentNotFound(id);
     if (since === head.version) return undefined;
     const fullText = async (events: ChangeEventView[]): Promise<ChangeFeedView> => ({
@@ -137,10 +137,10 @@ export class ChangeFeed {
     // The versions since `since` (and `since` itself, for its compaction) from memory when the
     // writer's cache holds this head; from the store otherwise.
     const inMemory = documents.recentVersions(head, Math.max(0, since - 1));
-    const records = inMemory ? inMemory.filter((record) => record.version > since) : await store.getVersions(id, since, head.version);
+    const records = inMemory ? inMemory.filter((record) => record.version > since) : await store.reads(id).versions(since, head.version);
     const events = records.map(eventOf);
     if (since === 0) return fullText(events);
-    const sinceRecord = inMemory ? inMemory[0] : await store.getVersion(id, since);
+    const sinceRecord = inMemory ? inMemory[0] : await store.reads(id).version(since);
     if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
     const ops = composeChain(records.map((record) => record.ops ?? []));
     const answer: ChangeFeedView = { fromVersion: since, currentVersion: head.version, ops, events };

@@ -1,12 +1,9 @@
 import { applyOps } from "../core/apply-ops.js";
 import { joinLines, splitLines } from "../core/lines.js";
-import type { Snapshot, VersionSummary } from "../storage/store.js";
+import type { DocumentReads } from "../storage/store.js";
 
-/** The reads a text rebuild needs; both the store and a document transaction offer them. */
-export interface TextSource {
-  fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
-  versions(after: number, upTo: number): Promise<VersionSummary[]>;
-}
+/** The reads a text rebuild needs: a store's reads, a document transaction, or a working document. */
+export type TextSource = Pick<DocumentReads, "fullTextAtOrBefore" | "versions">;
 
 /** A text rebuilt at a version, with the version of the full text it started from. */
 export interface RebuiltText {

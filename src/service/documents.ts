@@ -83,7 +83,7 @@ export class DocumentService {
   }
 
   async get(id: string): Promise<DocumentView> {
-    const head = await this.store.getDocument(id);
+    const head = await this.store.reads(id).document();
     if (!head || head.deleted) throw documentNotFound(id);
     return { ...summary(head), content: await this.headText(head) };
   }
@@ -154,12 +154,12 @@ export class DocumentService {
 
   /** The milestones oldest first, plus the newest state when it is not one; deleted documents included. */
   async history(id: string): Promise<HistoryEntryView[]> {
-    const head = await this.store.getDocument(id);
+    const head = await this.store.reads(id).document();
     if (!head) throw documentNotFound(id);
-    const milestones = await this.store.getMilestones(id);
+    const milestones = await this.store.reads(id).milestones();
     const entries = milestones.map((record) => historyEntry(record, record.text ?? ""));
     if (milestones.at(-1)?.version !== head.version) {
-      const record = await this.store.getVersion(id, head.version);
+      const record = await this.store.reads(id).version(head.version);
       if (record) entries.push(historyEntry(record, await this.headText(head)));
     }
     return entries;
@@ -208,7 +208,7 @@ export class DocumentService {
   async headText(head: DocumentRecord): Promise<string> {
     const cached = this.writer.cache.get(head.id, head.version);
     if (cached) return cached.text;
-    const rebuilt = await rebuildText(storeSource(this.store, head.id), head.version);
+    const rebuilt = await rebuildText(this.store.reads(head.id), head.version);
     if (!rebuilt) throw new Error(`the newest text of document ${head.id} cannot be rebuilt`);
     return rebuilt.text;
   }
@@ -248,11 +248,4 @@ function historyEntry(record: VersionRecord, content: string): HistoryEntryView 
   if (record.clientId !== undefined) entry.clientId = record.clientId;
   if (record.displayName !== undefined) entry.displayName = record.displayName;
   return entry;
-}
-
-function storeSource(store: Store, id: string) {
-  return {
-    fullTextAtOrBefore: (version: number) => store.getFullTextAtOrBefore(id, version),
-    versions: (after: number, upTo: number) => store.getVersions(id, after, upTo),
-  };
 }

@@ -21,8 +21,10 @@ export class StorageInUseError extends Error {
   override readonly name = "StorageInUseError";
 }
 
-/** The kinds of change a version records. */
-export type ChangeType = "CREATED" | "UPDATED" | "RENAMED" | "DELETED" | "RESTORED" | "ROLLED_BACK";
+import type { ChangeType } from "../core/change-types.js";
+
+/** The kinds of change a version records (the list is in core/change-types.ts). */
+export type { ChangeType };
 
 /** The head of a document: one row per document, deleted ones included. Times are epoch milliseconds. */
 export interface DocumentRecord {
@@ -102,12 +104,12 @@ export interface CompactionResult {
 }
 
 /**
- * The exclusive view of one document inside {@link Store.write}. Reads see the committed state
- * as of the moment the exclusive section began; writes are staged and applied in the order given,
- * all or nothing, when the work function returns.
+ * The reads of one document: what {@link Store.reads} hands out, and what a write transaction
+ * offers too (there seeing the committed state as of the moment the exclusive section began).
+ * An id that never existed reads as nothing: `undefined` or an empty list.
  */
-export interface DocumentTransaction {
-  /** The document's head, or `undefined` when the id never existed. */
+export interface DocumentReads {
+  /** The document's head, deleted ones included, or `undefined` when the id never existed. */
   document(): Promise<DocumentRecord | undefined>;
   /** The document's latest snapshot. */
   snapshot(): Promise<Snapshot | undefined>;
@@ -115,13 +117,18 @@ export interface DocumentTransaction {
   versions(after: number, upTo: number): Promise<VersionSummary[]>;
   /** One version, or `undefined`. */
   version(version: number): Promise<VersionRecord | undefined>;
+  /** Every milestone, oldest first. */
+  milestones(): Promise<VersionRecord[]>;
   /** The newest full text at or before `version` (a milestone's text or the snapshot). */
   fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
   /** The receipt of an accepted patch, or `undefined`. */
   receipt(clientId: string, seq: number): Promise<PatchReceipt | undefined>;
   /** The receipts that exist among `keys`, in any order: one read for a whole batch of patches. */
   receipts(keys: readonly ReceiptKey[]): Promise<PatchReceipt[]>;
+}
 
+/** The staged writes of one document inside {@link Store.write}: applied in order, all or nothing, when the work returns. */
+export interface DocumentWrites {
   /** Inserts or replaces the head row. */
   putDocument(document: DocumentRecord): void;
   /** Appends a version; it must be the next one after every version already stored or staged. */
@@ -133,6 +140,9 @@ export interface DocumentTransaction {
   /** Stores the receipt of an accepted patch. */
   putReceipt(receipt: PatchReceipt): void;
 }
+
+/** The exclusive view of one document inside {@link Store.write}: its reads, and writes staged until the work returns. */
+export interface DocumentTransaction extends DocumentReads, DocumentWrites {}
 
 /** A commit seen by the store's notification source (possibly made by another instance). */
 export interface CommitNotice {
@@ -164,22 +174,10 @@ export interface StoreStats {
  * version numbers stay dense and are never reused; readers see versions in commit order.
  */
 export interface Store {
-  /** The document's head, deleted ones included, or `undefined` when the id never existed. */
-  getDocument(id: string): Promise<DocumentRecord | undefined>;
+  /** The reads of one document, outside any write. */
+  reads(id: string): DocumentReads;
   /** Every existing (not deleted) document, oldest first (by creation time, then id). */
   listDocuments(): Promise<DocumentRecord[]>;
-  /** One version, or `undefined`. */
-  getVersion(id: string, version: number): Promise<VersionRecord | undefined>;
-  /** Versions in `(after, upTo]`, oldest first, without their texts. */
-  getVersions(id: string, after: number, upTo: number): Promise<VersionSummary[]>;
-  /** Every milestone, oldest first. */
-  getMilestones(id: string): Promise<VersionRecord[]>;
-  /** The document's latest snapshot. */
-  getSnapshot(id: string): Promise<Snapshot | undefined>;
-  /** The newest full text at or before `version` (a milestone's text or the snapshot). */
-  getFullTextAtOrBefore(id: string, version: number): Promise<Snapshot | undefined>;
-  /** The receipt of an accepted patch, or `undefined`. */
-  getReceipt(id: string, clientId: string, seq: number): Promise<PatchReceipt | undefined>;
 
   /**
    * Runs `work` with exclusive write access to one document and commits what it staged, durably,

@@ -86,7 +86,7 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
 
   it("computes one answer for 100 waiters with the same since woken by one commit: one read of the store", async () => {
     const store = await freshTestStore();
-    const counts = countCalls(store, ["getDocument", "getVersions", "getVersion"]);
+    const counts = countCalls(store, ["document", "versions", "version"]);
     const { app, client } = await started({ store });
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
     const polls = Array.from({ length: 100 }, () => client.changes(id, 1, 30));
@@ -98,7 +98,7 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
 
     for (const answer of answers) expectJson(answer, 200, answerAB);
     // The versions come from the writer's memory: the head is the only read of the store.
-    expect(counts.calls).toEqual({ getDocument: 1, getVersions: 0, getVersion: 0 });
+    expect(counts.calls).toEqual({ document: 1, versions: 0, version: 0 });
   });
 });
 
@@ -128,14 +128,14 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
 
   it("waits without reading the store when since is the newest version committed, and answers the next commit", async () => {
     const store = await freshTestStore();
-    const counts = countCalls(store, ["getDocument", "getVersions", "getVersion"]);
+    const counts = countCalls(store, ["document", "versions", "version"]);
     const { app, client } = await started({ store });
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
     counts.reset();
 
     const polls = Array.from({ length: 10 }, () => client.changes(id, 1, 30));
     await untilWaiting(app.services.hub, 10);
-    expect(counts.calls).toEqual({ getDocument: 0, getVersions: 0, getVersion: 0 });
+    expect(counts.calls).toEqual({ document: 0, versions: 0, version: 0 });
 
     expectStatus(await client.patch(id, patchAB), 200);
     for (const answer of await Promise.all(polls)) expectJson(answer, 200, answerAB);
@@ -143,7 +143,7 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
 
   it("still reads the store for wait=0 and for a since the service has not seen committed", async () => {
     const store = await freshTestStore();
-    const counts = countCalls(store, ["getDocument"]);
+    const counts = countCalls(store, ["document"]);
     const { app, client } = await started({ store });
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
     counts.reset();
@@ -152,12 +152,12 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
     expectJson(await client.changes(id, 7, 30), 200, { currentVersion: 1, content: "a", events: [] });
     expectProblem(await client.changes(UNKNOWN_ID, 1, 30), notFound(UNKNOWN_ID, `${DOCUMENTS}/${UNKNOWN_ID}/changes`));
 
-    expect(counts.calls).toEqual({ getDocument: 3 });
+    expect(counts.calls).toEqual({ document: 3 });
   });
 
   it("answers the polls that follow with the same since and head from one computed diff, without reading the store again", async () => {
     const store = await freshTestStore();
-    const counts = countCalls(store, ["getDocument", "getVersions", "getVersion"]);
+    const counts = countCalls(store, ["document", "versions", "version"]);
     const { app, client } = await started({ store });
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
     expectStatus(await client.patch(id, patchAB), 200);
@@ -167,7 +167,7 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
 
     for (const answer of answers) expectJson(answer, 200, answerAB);
     expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
-    expect(counts.calls).toEqual({ getDocument: 1, getVersions: 0, getVersion: 0 });
+    expect(counts.calls).toEqual({ document: 1, versions: 0, version: 0 });
     expect(app.services.hub.stats()).toEqual(IDLE_HUB);
 
     // A new head is a new answer.
@@ -185,7 +185,7 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
 
   it("computes a large diff again for every poll instead of keeping it", async () => {
     const store = await freshTestStore();
-    const counts = countCalls(store, ["getDocument"]);
+    const counts = countCalls(store, ["document"]);
     const { app, client } = await started({ store });
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
     const line = "x".repeat(70_000);
@@ -195,7 +195,7 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
     const answers = [await client.changes(id, 1, 30), await client.changes(id, 1, 30)];
 
     for (const answer of answers) expectJson(answer, 200, { ...answerAB, ops: [{ op: "insert", index: 1, lines: [line] }] });
-    expect(counts.calls).toEqual({ getDocument: 2 });
+    expect(counts.calls).toEqual({ document: 2 });
   });
 });
 

@@ -153,7 +153,7 @@ describe("PATCH /documents/{documentId}/content under concurrent clients over re
       expect(accepted).toEqual(Array.from({ length: CLIENTS * EDITS }, (_, k) => k + 2));
       expect(document.version).toBe(1 + CLIENTS * EDITS);
 
-      const versions = await t.store.getVersions(id, 0, document.version);
+      const versions = await t.store.reads(id).versions(0, document.version);
       expect(versions.map((record) => record.version)).toEqual(Array.from({ length: document.version }, (_, k) => k + 1));
       expect(versions.slice(1).every((record) => record.changeType === "UPDATED" && record.ops?.length === 1)).toBe(true);
     },

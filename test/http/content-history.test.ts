@@ -91,8 +91,8 @@ describe("a write pause promotes the version before it to a milestone", () => {
       entry(editor.id, 3, "A\nB\nc", at(2000)),
       entry(editor.id, 4, "A\nB\nC", at(2000 + PAUSE_MS)),
     ]);
-    expect((await t.store.getVersion(editor.id, 3))?.milestone).toBe(true);
-    expect((await t.store.getVersion(editor.id, 2))?.milestone).toBe(false);
+    expect((await t.store.reads(editor.id).version(3))?.milestone).toBe(true);
+    expect((await t.store.reads(editor.id).version(2))?.milestone).toBe(false);
   });
 
   it("promotes nothing after a pause just below pause-seconds", async () => {
@@ -106,7 +106,7 @@ describe("a write pause promotes the version before it to a milestone", () => {
       entry(editor.id, 1, "a\nb\nc", at(0), "CREATED", null),
       entry(editor.id, 3, "A\nB\nc", at(PAUSE_MS + 999)),
     ]);
-    expect((await t.store.getVersion(editor.id, 2))?.milestone).toBe(false);
+    expect((await t.store.reads(editor.id).version(2))?.milestone).toBe(false);
   });
 
   it("measures the pause from the last version, not from the first of a run of edits", async () => {
@@ -183,7 +183,7 @@ describe("compaction after the retention period", () => {
     const response = await patchContent(t.app, editor.id, { baseVersion: 3, checksum: checksumOf("A\nB\nc\nd"), clientId: "client-b", seq: 1, ops: [replace(3, 1, "x")] });
 
     expectProblem(response, "base-unavailable", contentUrl(editor.id), "base version 3 was compacted; reload the document");
-    expect((await t.store.getVersion(editor.id, 3))?.ops).toBeNull();
+    expect((await t.store.reads(editor.id).version(3))?.ops).toBeNull();
     expect((await readDocument(t.app, editor.id)).version).toBe(5);
   });
 
@@ -218,8 +218,8 @@ describe("compaction after the retention period", () => {
     expectAccepted(response, 8, [replace(1, 1, "B7")]);
     expect((await readDocument(t.app, editor.id)).content).toBe("A6\nB7\nC\nD8");
     // Version 5 became a milestone through the pause before version 6; version 4 is an old sync version.
-    expect((await t.store.getVersion(editor.id, 4))?.ops).toBeNull();
-    expect((await t.store.getVersion(editor.id, 6))?.ops).not.toBeNull();
+    expect((await t.store.reads(editor.id).version(4))?.ops).toBeNull();
+    expect((await t.store.reads(editor.id).version(6))?.ops).not.toBeNull();
   });
 
   it("leaves GET …/history unchanged", async () => {
@@ -284,7 +284,7 @@ describe("compaction after the retention period", () => {
     await editor.setLine(1, "BB");
     await compactAfterRetention();
 
-    expect((await t.store.getVersion(editor.id, 2))?.text).toBe("A\nb");
+    expect((await t.store.reads(editor.id).version(2))?.text).toBe("A\nb");
     const rollback = await t.app.inject({ method: "POST", url: `${DOCUMENTS}/${editor.id}/restore`, payload: { version: 2 } });
 
     expect({ status: rollback.statusCode, content: rollback.json<{ content: string }>().content, version: rollback.json<{ version: number }>().version }).toEqual({
@@ -326,13 +326,13 @@ describe("compaction after the retention period", () => {
     // A second app on the same store has an empty head cache: it rebuilds the text from the store.
     const fresh = await buildTestApp({ store: t.store, clock: t.clock });
     expect(await readDocument(fresh.app, editor.id)).toMatchObject({ version: 46, content: editor.text });
-    expect((await t.store.getVersion(editor.id, 45))?.ops).toBeNull();
+    expect((await t.store.reads(editor.id).version(45))?.ops).toBeNull();
     await fresh.app.close();
   });
 
   it("never drops ops the head still needs when the head is an old sync version with no snapshot yet", async () => {
     const editor = await oldSyncVersions();
-    expect(await t.store.getSnapshot(editor.id)).toBeUndefined();
+    expect(await t.store.reads(editor.id).snapshot()).toBeUndefined();
     await compactAfterRetention();
 
     const fresh = await buildTestApp({ store: t.store, clock: t.clock });
@@ -348,13 +348,13 @@ describe("a sync version stores its ops, not the whole text", () => {
 
     await editor.setLine(2500, "changed");
 
-    const record = await t.store.getVersion(editor.id, 2);
+    const record = await t.store.reads(editor.id).version(2);
     expect({ text: record?.text, ops: record?.ops, milestone: record?.milestone }).toEqual({
       text: null,
       ops: [{ index: 2500, count: 1, lines: ["changed"] }],
       milestone: false,
     });
-    expect(await t.store.getSnapshot(editor.id)).toBeUndefined();
+    expect(await t.store.reads(editor.id).snapshot()).toBeUndefined();
     expect((await readDocument(t.app, editor.id)).content).toBe(editor.text);
   });
 });

@@ -37,8 +37,8 @@ function first(changes: Partial<PatchBody> = {}): PatchBody {
 
 /** Every stored version number of the document. */
 async function versionNumbers(id: string): Promise<number[]> {
-  const head = (await t.store.getDocument(id))?.version ?? 0;
-  return (await t.store.getVersions(id, 0, head)).map((record) => record.version);
+  const head = (await t.store.reads(id).document())?.version ?? 0;
+  return (await t.store.reads(id).versions(0, head)).map((record) => record.version);
 }
 
 describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId and seq", () => {
@@ -210,7 +210,7 @@ describe("PATCH /documents/{documentId}/content: a repeat after a restart", () =
       expectAccepted(await patchContent(after.app, id, first()), 3, [insert(0, "top")]);
       expectProblem(await patchContent(after.app, id, first({ ops: [remove(0, 1)] })), "seq-reused", contentUrl(id), "seq 1 of client client-a was already used for a different patch");
       expect(await readDocument(after.app, id)).toMatchObject({ version: 3, content: "top\nalpha\nBETA\ngamma" });
-      expect((await after.store.getVersions(id, 0, 10)).map((record) => record.version)).toEqual([1, 2, 3]);
+      expect((await after.store.reads(id).versions(0, 10)).map((record) => record.version)).toEqual([1, 2, 3]);
     } finally {
       await after.close();
     }

@@ -174,7 +174,7 @@ describe("PATCH /documents/{documentId}/content: rule 2, a stale base without tr
     const document = await readDocument(t.app, id);
     expect(document).toMatchObject({ version: 2, content: text("l0", "l1", "same", "l3", "l4", "l5", "l6", "l7") });
     expect(document.content.split("same")).toHaveLength(2);
-    expect(await t.store.getVersion(id, 3)).toBeUndefined();
+    expect(await t.store.reads(id).version(3)).toBeUndefined();
   });
 
   it("drops an identical insert once, so the text holds the inserted line once", async () => {
@@ -228,7 +228,7 @@ describe("PATCH /documents/{documentId}/content: rule 3, a true overlap", () => 
   async function expectNothingWritten(id: string, version: number, content: string, historyBefore: unknown): Promise<void> {
     expect(await readDocument(t.app, id)).toMatchObject({ version, content });
     expect(await readHistory(t.app, id)).toEqual(historyBefore);
-    expect(await t.store.getVersion(id, version + 1)).toBeUndefined();
+    expect(await t.store.reads(id).version(version + 1)).toBeUndefined();
   }
 
   it("answers 409 ContentConflict with the foreign ops when two ranges intersect, and writes nothing", async () => {
@@ -279,7 +279,7 @@ describe("PATCH /documents/{documentId}/content: rule 3, a true overlap", () => 
 
     expectConflict(await patchContent(t.app, id, resend), 2, [replace(2, 1, "F")]);
     expectConflict(await patchContent(t.app, id, resend), 2, [replace(2, 1, "F")]);
-    expect(await t.store.getReceipt(id, "client-s", 99)).toBeUndefined();
+    expect(await t.store.reads(id).receipt("client-s", 99)).toBeUndefined();
   });
 
   it("lets the client force its change after a conflict with a patch against the current version", async () => {
@@ -307,7 +307,7 @@ describe("PATCH /documents/{documentId}/content: line endings and checksums", ()
     const accepted = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf(lf), clientId: "client-a", seq: 2, ops: [replace(1, 1, "TWO")] });
     expectAccepted(accepted, 2, []);
     expect((await readDocument(t.app, id)).content).toBe("one\nTWO\nthree\n");
-    expect((await t.store.getVersion(id, 2))?.checksum).toBe(checksumOf("one\nTWO\nthree\n"));
+    expect((await t.store.reads(id).version(2))?.checksum).toBe(checksumOf("one\nTWO\nthree\n"));
   });
 
   it("checks a stale CRLF base against the checksum of its LF text too", async () => {

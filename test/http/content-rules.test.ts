@@ -121,7 +121,7 @@ describe("PATCH /documents/{documentId}/content: the empty text is one empty lin
     const fresh = await buildTestApp({ store: t.store, clock: t.clock });
     try {
       expect((await readDocument(fresh.app, id)).content).toBe(served);
-      expect((await t.store.getVersion(id, 3))?.checksum).toBe(checksumOf(served));
+      expect((await t.store.reads(id).version(3))?.checksum).toBe(checksumOf(served));
     } finally {
       await fresh.app.close();
     }
@@ -301,7 +301,7 @@ describe("PATCH /documents/{documentId}/content: fields the rules ignore", () =>
 
     expectAccepted(response, 2, []);
     expect((await readDocument(t.app, id)).content).toBe("top\nalpha\ngamma");
-    expect((await t.store.getVersion(id, 2))?.ops).toEqual([
+    expect((await t.store.reads(id).version(2))?.ops).toEqual([
       { index: 0, count: 0, lines: ["top"] },
       { index: 1, count: 1, lines: [] },
     ]);
@@ -508,7 +508,7 @@ describe("PATCH /documents/{documentId}/content: rule 7, content and title patch
       title: renamed ? "Renamed" : "Notes",
       content: lines.map((_, k) => `edit ${k}`).join("\n"),
     });
-    const stored = await t.store.getVersions(id, 0, head);
+    const stored = await t.store.reads(id).versions(0, head);
     expect(stored.map((record) => record.version)).toEqual(Array.from({ length: head }, (_, k) => k + 1));
   });
 });

@@ -32,7 +32,7 @@ let targets: Targets;
 async function snapshot(id: string): Promise<string[]> {
   const urls = [`/api/v1/documents/${id}`, `/api/v1/documents/${id}/history`, `/api/v1/documents/${id}/changes?since=0&wait=0`];
   const bodies = await Promise.all(urls.map(async (url) => (await t.app.inject({ method: "GET", url })).body));
-  return [...bodies, JSON.stringify(await t.store.getVersions(id, 0, Number.MAX_SAFE_INTEGER))];
+  return [...bodies, JSON.stringify(await t.store.reads(id).versions(0, Number.MAX_SAFE_INTEGER))];
 }
 
 beforeAll(async () => {

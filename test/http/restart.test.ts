@@ -48,8 +48,8 @@ async function observe(t: TestApp, ids: string[]) {
   for (const id of ids) {
     documents[id] = await get(`${DOCUMENTS}/${id}`);
     histories[id] = await get(`${DOCUMENTS}/${id}/history`);
-    const head = await t.store.getDocument(id);
-    versions[id] = await t.store.getVersions(id, 0, head?.version ?? 0);
+    const head = await t.store.reads(id).document();
+    versions[id] = await t.store.reads(id).versions(0, head?.version ?? 0);
   }
   return { list: await get(DOCUMENTS), documents, histories, versions };
 }

@@ -161,10 +161,10 @@ describePostgres("two instances on one PostgreSQL schema: concurrent patches", (
       }
 
       // Versions dense 1..head, one per accepted edit, each recorded once with its sender.
-      const versions = await a.store.getVersions(id, 0, head + 10);
+      const versions = await a.store.reads(id).versions(0, head + 10);
       expect(versions.map((record) => record.version)).toEqual(Array.from({ length: head }, (_, i) => i + 1));
       expect(versions.slice(1).map((record) => record.clientId)).toEqual(ordered.map((entry) => `client-${entry.client}`));
-      expect(await b.store.getVersions(id, 0, head)).toEqual(versions);
+      expect(await b.store.reads(id).versions(0, head)).toEqual(versions);
 
       // One instance given the same accepted edits in the same order gives the same versions,
       // text and history.
@@ -181,7 +181,7 @@ describePostgres("two instances on one PostgreSQL schema: concurrent patches", (
           current = read.json<DocumentJson>();
         }
         expect(current.content).toBe(finalText);
-        expect(withoutDocumentId(await single.store.getVersions(replayId, 0, head))).toEqual(withoutDocumentId(versions));
+        expect(withoutDocumentId(await single.store.reads(replayId).versions(0, head))).toEqual(withoutDocumentId(versions));
 
         const histories = await Promise.all([a, b].map((instance) => cluster.request(instance, "GET", `${DOCUMENTS}/${id}/history`)));
         expect(histories.map((answer) => answer.status)).toEqual([200, 200]);

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { checksum, type DocumentJson } from "../support/http-expect.js";
 import { describePostgres } from "../support/postgres.js";
-import { Cluster, DOCUMENTS, countCalls, terminateBackend, until, type Answer, type Instance } from "./instances.js";
+import { countCalls } from "../support/count-calls.js";
+import { Cluster, DOCUMENTS, terminateBackend, until, type Answer, type Instance } from "./instances.js";
 
 // docs/interface.md#change-feed: a waiting request is answered within moments after the commit of a change, also
 // when another instance sharing the PostgreSQL store committed it; the NOTIFY is only a hint, and
@@ -71,7 +72,7 @@ describePostgres("two instances on one PostgreSQL schema: feed wake-ups", () => 
     const created = await createDocument(a, "a");
     // Once B has noticed the creation, its waiter with since=1 waits without reading the store.
     await until("B to notice the creation", () => b.services.hub.knownVersion(created.id) === 1);
-    const reads = countCalls(b.store, "getDocument");
+    const reads = countCalls(b.store, ["document"]);
     const waiting = startWaiting(b, created.id, 1);
     await until("the waiter on B", () => waiters(b) === 1);
     expect(reads.count).toBe(0);
@@ -118,7 +119,7 @@ describePostgres("two instances on one PostgreSQL schema: feed wake-ups", () => 
     const { a, b } = cluster;
     const created = await createDocument(a, "a");
     await until("B to notice the creation", () => b.services.hub.knownVersion(created.id) === 1);
-    const reads = countCalls(b.store, "getDocument");
+    const reads = countCalls(b.store, ["document"]);
 
     expect((await appendLine(a, created.id, 1, "a", "b", 1)).status).toBe(200);
     // Whether or not the notice of version 2 has reached B yet, a client with version 2 gets no answer

@@ -113,17 +113,6 @@ export async function until(what: string, condition: () => boolean, maxMs = 5_00
   if (!condition()) throw new Error(`gave up after ${maxMs} ms waiting for ${what}`);
 }
 
-/** Counts the calls of one store method, by wrapping it on the instance. */
-export function countCalls<K extends "getDocument" | "getVersions">(store: PostgresStore, method: K): { readonly count: number } {
-  const counter = { count: 0 };
-  const original = store[method].bind(store) as (...args: unknown[]) => unknown;
-  (store as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-    counter.count++;
-    return original(...args);
-  };
-  return counter;
-}
-
 /** Terminates one backend of the test server, as a network failure or a DBA would. */
 export async function terminateBackend(pid: number): Promise<void> {
   const { rows } = await withAdminClient((client) => client.query<{ terminated: boolean }>("SELECT pg_terminate_backend($1) AS terminated", [pid]));

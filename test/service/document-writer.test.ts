@@ -42,7 +42,7 @@ describe("DocumentWriter", () => {
       expect(await within(writer.submit(ID, put(`after ${turns}`)), 2000)).toBe(2 * turns + 2);
     }
     expect(committed).toHaveLength(16);
-    expect((await store.getDocument(ID))?.version).toBe(16);
+    expect((await store.reads(ID).document())?.version).toBe(16);
   });
 
   it("runs the commands that queue up during a commit together in the next batch, in order", async () => {

@@ -80,7 +80,7 @@ describePostgres("openStore with a postgres:// URL", () => {
 
     const id = randomUUID();
     await createOne(first, id);
-    expect((await second.getDocument(id))?.version).toBe(1);
+    expect((await second.reads(id).document())?.version).toBe(1);
   });
 
   it("refuses a schema parameter that is not a lower-case identifier without connecting", async () => {

@@ -99,8 +99,8 @@ describePostgres("PostgresStore", () => {
         Array.from({ length: writers * 2 }, (_, i) => appendNext(i % 2 === 0 ? a : b, id)),
       );
       expect([...written].sort((x, y) => x - y)).toEqual(Array.from({ length: writers * 2 }, (_, i) => i + 1));
-      expect((await b.getDocument(id))?.version).toBe(writers * 2);
-      const versions = await a.getVersions(id, 0, 1_000);
+      expect((await b.reads(id).document())?.version).toBe(writers * 2);
+      const versions = await a.reads(id).versions(0, 1_000);
       expect(versions.map((v) => v.version)).toEqual(Array.from({ length: writers * 2 }, (_, i) => i + 1));
     });
 
@@ -153,7 +153,7 @@ describePostgres("PostgresStore", () => {
       await a.close();
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(a.listenerPid()).toBeUndefined();
-      await expect(a.getDocument(randomUUID())).rejects.toThrow(/closed/);
+      await expect(a.reads(randomUUID()).document()).rejects.toThrow(/closed/);
     });
 
     it("compacts once when both instances compact at the same time", async () => {
@@ -166,7 +166,7 @@ describePostgres("PostgresStore", () => {
       // second found nothing left: the three droppable versions (2, 3, 4) are counted once.
       expect(results.some((result) => result.ran)).toBe(true);
       expect(results.map((result) => result.versions).sort()).toEqual([0, 3]);
-      expect((await a.getVersions(id, 0, 10)).map((v) => v.ops === null)).toEqual([false, true, true, true, false, false]);
+      expect((await a.reads(id).versions(0, 10)).map((v) => v.ops === null)).toEqual([false, true, true, true, false, false]);
     });
 
     it("reports ran: false while another session holds the compaction lock of the schema", async () => {
@@ -237,10 +237,10 @@ describePostgres("PostgresStore", () => {
       expect(raw.rows[0]!.text.equals(Buffer.from(text, "utf8"))).toBe(true);
       expect(raw.rows[0]!.ops).toContain("\\u0000");
       expect(raw.rows[0]!.client_id.equals(Buffer.from([0]))).toBe(true);
-      const stored = await fixture.store.getVersion(id, 1);
+      const stored = await fixture.store.reads(id).version(1);
       expect(stored?.text).toBe(text);
       expect(stored?.ops?.[0]?.lines).toEqual(text.split("\n"));
-      expect((await fixture.store.getDocument(id))?.title).toBe("\u0000😀");
+      expect((await fixture.store.reads(id).document())?.title).toBe("\u0000😀");
     });
 
     it("round-trips a large text and version numbers beyond 32 bits", async () => {
@@ -250,8 +250,8 @@ describePostgres("PostgresStore", () => {
       const big = 2 ** 40;
       const text = "line \u0000 😀\n".repeat(100_000);
       await fixture.store.write(id, stageOnly((tx) => tx.putSnapshot({ version: big, text })));
-      expect(await fixture.store.getSnapshot(id)).toEqual({ version: big, text });
-      expect(await fixture.store.getFullTextAtOrBefore(id, big)).toEqual({ version: big, text });
+      expect(await fixture.store.reads(id).snapshot()).toEqual({ version: big, text });
+      expect(await fixture.store.reads(id).fullTextAtOrBefore(big)).toEqual({ version: big, text });
     });
   });
 });

@@ -78,15 +78,15 @@ describe("sqlite store: full texts on disk", () => {
     await store.write(ID, async (tx) => tx.markMilestone(2, small));
 
     expect(storageClasses()).toEqual({ v1: "blob", v2: "text", snapshot: "blob" });
-    expect((await store.getVersion(ID, 1))?.text).toBe(large);
-    expect((await store.getVersion(ID, 2))?.text).toBe(small);
-    expect(await store.getSnapshot(ID)).toEqual({ version: 2, text: large });
-    expect(await store.getFullTextAtOrBefore(ID, 1)).toEqual({ version: 1, text: large });
-    expect((await store.getMilestones(ID)).map((version) => version.text)).toEqual([large, small]);
+    expect((await store.reads(ID).version(1))?.text).toBe(large);
+    expect((await store.reads(ID).version(2))?.text).toBe(small);
+    expect(await store.reads(ID).snapshot()).toEqual({ version: 2, text: large });
+    expect(await store.reads(ID).fullTextAtOrBefore(1)).toEqual({ version: 1, text: large });
+    expect((await store.reads(ID).milestones()).map((version) => version.text)).toEqual([large, small]);
 
     await store.write(ID, async (tx) => tx.markMilestone(2, large));
     expect(storageClasses()).toEqual({ v1: "blob", v2: "blob", snapshot: "blob" });
-    expect(await store.getFullTextAtOrBefore(ID, 2)).toEqual({ version: 2, text: large });
+    expect(await store.reads(ID).fullTextAtOrBefore(2)).toEqual({ version: 2, text: large });
   });
 
   it("reads large full texts stored as TEXT, as files written before compression hold them", async () => {
@@ -103,8 +103,8 @@ describe("sqlite store: full texts on disk", () => {
     store = SqliteStore.open(path);
 
     expect(storageClasses()).toEqual({ v1: "text", snapshot: "text" });
-    expect((await store.getVersion(ID, 1))?.text).toBe(large);
-    expect(await store.getSnapshot(ID)).toEqual({ version: 1, text: large });
-    expect(await store.getFullTextAtOrBefore(ID, 1)).toEqual({ version: 1, text: large });
+    expect((await store.reads(ID).version(1))?.text).toBe(large);
+    expect(await store.reads(ID).snapshot()).toEqual({ version: 1, text: large });
+    expect(await store.reads(ID).fullTextAtOrBefore(1)).toEqual({ version: 1, text: large });
   });
 });

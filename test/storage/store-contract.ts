@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DocumentRecord, Store, VersionRecord } from "../../src/storage/store.js";
+import type { DocumentRecord, DocumentTransaction, Store, VersionRecord } from "../../src/storage/store.js";
 
 export interface StoreFixture {
   store: Store;
@@ -56,13 +56,13 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
     });
 
     it("knows nothing of an id that never existed", async () => {
-      expect(await store.getDocument(ID)).toBeUndefined();
-      expect(await store.getVersion(ID, 1)).toBeUndefined();
-      expect(await store.getVersions(ID, 0, 10)).toEqual([]);
-      expect(await store.getMilestones(ID)).toEqual([]);
-      expect(await store.getSnapshot(ID)).toBeUndefined();
-      expect(await store.getFullTextAtOrBefore(ID, 5)).toBeUndefined();
-      expect(await store.getReceipt(ID, "client", 1)).toBeUndefined();
+      expect(await store.reads(ID).document()).toBeUndefined();
+      expect(await store.reads(ID).version(1)).toBeUndefined();
+      expect(await store.reads(ID).versions(0, 10)).toEqual([]);
+      expect(await store.reads(ID).milestones()).toEqual([]);
+      expect(await store.reads(ID).snapshot()).toBeUndefined();
+      expect(await store.reads(ID).fullTextAtOrBefore(5)).toBeUndefined();
+      expect(await store.reads(ID).receipt("client", 1)).toBeUndefined();
       expect(await store.listDocuments()).toEqual([]);
     });
 
@@ -83,10 +83,10 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
         tx.appendVersion(version(ID, 1));
         tx.appendVersion(withSender);
       });
-      expect(await store.getDocument(ID)).toEqual(head(ID, 2));
-      expect(await store.getVersion(ID, 1)).toEqual(version(ID, 1));
-      expect(await store.getVersion(ID, 2)).toEqual(withSender);
-      expect(Object.keys((await store.getVersion(ID, 1))!)).not.toContain("clientId");
+      expect(await store.reads(ID).document()).toEqual(head(ID, 2));
+      expect(await store.reads(ID).version(1)).toEqual(version(ID, 1));
+      expect(await store.reads(ID).version(2)).toEqual(withSender);
+      expect(Object.keys((await store.reads(ID).version(1))!)).not.toContain("clientId");
     });
 
     it("returns the work's result after the commit", async () => {
@@ -96,7 +96,7 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
         return "done";
       });
       expect(result).toBe("done");
-      expect((await store.getDocument(ID))?.version).toBe(1);
+      expect((await store.reads(ID).document())?.version).toBe(1);
     });
 
     it("writes nothing when the work throws", async () => {
@@ -107,8 +107,8 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
           throw new Error("refused");
         }),
       ).rejects.toThrow("refused");
-      expect(await store.getDocument(ID)).toBeUndefined();
-      expect(await store.getVersion(ID, 1)).toBeUndefined();
+      expect(await store.reads(ID).document()).toBeUndefined();
+      expect(await store.reads(ID).version(1)).toBeUndefined();
     });
 
     it("refuses a version that is not the next one, and writes nothing of that work", async () => {
@@ -124,21 +124,48 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
           tx.appendVersion(version(ID, 2));
         }),
       ).rejects.toThrow();
-      expect(await store.getDocument(ID)).toEqual(head(ID, 2));
-      expect((await store.getVersions(ID, 0, 10)).map((v) => v.version)).toEqual([1, 2]);
+      expect(await store.reads(ID).document()).toEqual(head(ID, 2));
+      expect((await store.reads(ID).versions(0, 10)).map((v) => v.version)).toEqual([1, 2]);
+    });
+
+    it("refuses staging once the write is over, for another document, or after a refused version the work swallowed", async () => {
+      let leaked: DocumentTransaction | undefined;
+      await appendVersions(store, ID, 1, 1);
+      await store.write(ID, async (tx) => {
+        leaked = tx;
+      });
+      expect(() => leaked!.putSnapshot({ version: 1, text: "late" })).toThrow(`the write transaction of document ${ID} is over`);
+      await expect(store.write(ID, async (tx) => tx.putDocument(head(OTHER, 1)))).rejects.toThrow(
+        `putDocument for document ${OTHER} inside the write of document ${ID}`,
+      );
+      await expect(
+        store.write(ID, async (tx) => {
+          tx.appendVersion(version(ID, 2));
+          try {
+            tx.appendVersion(version(ID, 4));
+          } catch {
+            // swallowed: the write must fail all the same
+          }
+        }),
+      ).rejects.toThrow(`appendVersion(4) on document ${ID}: the next version is 3`);
+      await expect(store.write(ID, async (tx) => tx.appendVersion(version(ID, 3)))).rejects.toThrow(
+        `appendVersion(3) on document ${ID}: the next version is 2`,
+      );
+      expect(await store.reads(ID).snapshot()).toBeUndefined();
+      expect((await store.reads(ID).versions(0, 10)).map((v) => v.version)).toEqual([1]);
     });
 
     it("reads a range of versions without their texts", async () => {
       await appendVersions(store, ID, 1, 2, (n) => ({ milestone: true, text: `text ${n}` }));
       const { text: _text, ...summary } = version(ID, 2, { milestone: true, text: "text 2" });
-      expect(await store.getVersions(ID, 1, 2)).toEqual([summary]);
+      expect(await store.reads(ID).versions(1, 2)).toEqual([summary]);
       expect(await store.write(ID, async (tx) => tx.versions(1, 2))).toEqual([summary]);
     });
 
     it("lists versions in (after, upTo] oldest first and milestones alone", async () => {
       await appendVersions(store, ID, 1, 6, (n) => ({ milestone: n % 3 === 0 || n === 1, text: n % 3 === 0 || n === 1 ? `text ${n}` : null }));
-      expect((await store.getVersions(ID, 2, 5)).map((v) => v.version)).toEqual([3, 4, 5]);
-      expect((await store.getMilestones(ID)).map((v) => [v.version, v.text])).toEqual([
+      expect((await store.reads(ID).versions(2, 5)).map((v) => v.version)).toEqual([3, 4, 5]);
+      expect((await store.reads(ID).milestones()).map((v) => [v.version, v.text])).toEqual([
         [1, "text 1"],
         [3, "text 3"],
         [6, "text 6"],
@@ -148,19 +175,19 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
     it("turns a version into a milestone that keeps its text", async () => {
       await appendVersions(store, ID, 1, 3);
       await store.write(ID, async (tx) => tx.markMilestone(2, "the text at 2"));
-      expect(await store.getVersion(ID, 2)).toEqual(version(ID, 2, { milestone: true, text: "the text at 2" }));
+      expect(await store.reads(ID).version(2)).toEqual(version(ID, 2, { milestone: true, text: "the text at 2" }));
     });
 
     it("finds the newest full text at or before a version, snapshot or milestone", async () => {
       await appendVersions(store, ID, 1, 8, (n) => ({ milestone: n === 1 || n === 6, text: n === 1 || n === 6 ? `milestone ${n}` : null }));
       await store.write(ID, async (tx) => tx.putSnapshot({ version: 4, text: "snapshot 4" }));
-      expect(await store.getSnapshot(ID)).toEqual({ version: 4, text: "snapshot 4" });
-      expect(await store.getFullTextAtOrBefore(ID, 3)).toEqual({ version: 1, text: "milestone 1" });
-      expect(await store.getFullTextAtOrBefore(ID, 5)).toEqual({ version: 4, text: "snapshot 4" });
-      expect(await store.getFullTextAtOrBefore(ID, 8)).toEqual({ version: 6, text: "milestone 6" });
+      expect(await store.reads(ID).snapshot()).toEqual({ version: 4, text: "snapshot 4" });
+      expect(await store.reads(ID).fullTextAtOrBefore(3)).toEqual({ version: 1, text: "milestone 1" });
+      expect(await store.reads(ID).fullTextAtOrBefore(5)).toEqual({ version: 4, text: "snapshot 4" });
+      expect(await store.reads(ID).fullTextAtOrBefore(8)).toEqual({ version: 6, text: "milestone 6" });
       await store.write(ID, async (tx) => tx.putSnapshot({ version: 7, text: "snapshot 7" }));
-      expect(await store.getFullTextAtOrBefore(ID, 8)).toEqual({ version: 7, text: "snapshot 7" });
-      expect(await store.getFullTextAtOrBefore(ID, 5)).toEqual({ version: 1, text: "milestone 1" });
+      expect(await store.reads(ID).fullTextAtOrBefore(8)).toEqual({ version: 7, text: "snapshot 7" });
+      expect(await store.reads(ID).fullTextAtOrBefore(5)).toEqual({ version: 1, text: "milestone 1" });
     });
 
     it("round-trips any well-formed text exactly, U+0000 and astral characters included", async () => {
@@ -171,28 +198,28 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
         tx.appendVersion(version(ID, 1, { title, text, ops: [{ index: 0, count: 1, lines: ["x\u0000y", "😀"] }], clientId: "c\u0000", displayName: "D\u0000 😀" }));
         tx.putSnapshot({ version: 1, text });
       });
-      const stored = await store.getVersion(ID, 1);
+      const stored = await store.reads(ID).version(1);
       expect(stored?.text).toBe(text);
       expect(stored?.title).toBe(title);
       expect(stored?.ops).toEqual([{ index: 0, count: 1, lines: ["x\u0000y", "😀"] }]);
       expect(stored?.clientId).toBe("c\u0000");
       expect(stored?.displayName).toBe("D\u0000 😀");
-      expect((await store.getDocument(ID))?.title).toBe(title);
-      expect(await store.getSnapshot(ID)).toEqual({ version: 1, text });
+      expect((await store.reads(ID).document())?.title).toBe(title);
+      expect(await store.reads(ID).snapshot()).toEqual({ version: 1, text });
       await store.write(OTHER, async (tx) => {
         tx.putDocument(head(OTHER, 1));
         tx.appendVersion(version(OTHER, 1, { text: "" }));
       });
-      expect((await store.getVersion(OTHER, 1))?.text).toBe("");
+      expect((await store.reads(OTHER).version(1))?.text).toBe("");
     });
 
     it("keeps patch receipts by document, client and seq", async () => {
       const receipt = { documentId: ID, clientId: "c-1", seq: 7, requestHash: "h", version: 2, opsSinceBase: [{ index: 1, count: 0, lines: ["x"] }], createdAt: T0 };
       await appendVersions(store, ID, 1, 2);
       await store.write(ID, async (tx) => tx.putReceipt(receipt));
-      expect(await store.getReceipt(ID, "c-1", 7)).toEqual(receipt);
-      expect(await store.getReceipt(ID, "c-1", 8)).toBeUndefined();
-      expect(await store.getReceipt(OTHER, "c-1", 7)).toBeUndefined();
+      expect(await store.reads(ID).receipt("c-1", 7)).toEqual(receipt);
+      expect(await store.reads(ID).receipt("c-1", 8)).toBeUndefined();
+      expect(await store.reads(OTHER).receipt("c-1", 7)).toBeUndefined();
     });
 
     it("reads the receipts of a batch of keys at once, only the ones that exist", async () => {
@@ -226,8 +253,8 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
         tx.markMilestone(3, "the text at 3");
         tx.markMilestone(2, "the text at 2");
       });
-      expect(await store.getVersion(ID, 2)).toEqual(version(ID, 2, { milestone: true, text: "the text at 2" }));
-      expect(await store.getVersion(ID, 3)).toEqual(version(ID, 3, { milestone: true, text: "the text at 3" }));
+      expect(await store.reads(ID).version(2)).toEqual(version(ID, 2, { milestone: true, text: "the text at 2" }));
+      expect(await store.reads(ID).version(3)).toEqual(version(ID, 3, { milestone: true, text: "the text at 3" }));
       await expect(
         store.write(ID, async (tx) => {
           tx.putDocument(head(ID, 4));
@@ -235,8 +262,8 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
           tx.markMilestone(9, "no such version");
         }),
       ).rejects.toThrow();
-      expect(await store.getDocument(ID)).toEqual(head(ID, 3));
-      expect(await store.getVersion(ID, 4)).toBeUndefined();
+      expect(await store.reads(ID).document()).toEqual(head(ID, 3));
+      expect(await store.reads(ID).version(4)).toBeUndefined();
     });
 
     it("commits a write of thousands of versions and receipts whole, the last head and snapshot winning", async () => {
@@ -248,10 +275,10 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
           if (n % 1000 === 0) tx.putSnapshot({ version: n, text: `snapshot ${n}` });
         }
       });
-      expect(await store.getDocument(ID)).toEqual(head(ID, 3000));
-      expect((await store.getVersions(ID, 0, 5000)).map((v) => v.version)).toEqual(Array.from({ length: 3000 }, (_, n) => n + 1));
-      expect(await store.getSnapshot(ID)).toEqual({ version: 3000, text: "snapshot 3000" });
-      expect(await store.getReceipt(ID, "bulk", 2999)).toEqual({ documentId: ID, clientId: "bulk", seq: 2999, requestHash: "h", version: 2999, opsSinceBase: [], createdAt: T0 });
+      expect(await store.reads(ID).document()).toEqual(head(ID, 3000));
+      expect((await store.reads(ID).versions(0, 5000)).map((v) => v.version)).toEqual(Array.from({ length: 3000 }, (_, n) => n + 1));
+      expect(await store.reads(ID).snapshot()).toEqual({ version: 3000, text: "snapshot 3000" });
+      expect(await store.reads(ID).receipt("bulk", 2999)).toEqual({ documentId: ID, clientId: "bulk", seq: 2999, requestHash: "h", version: 2999, opsSinceBase: [], createdAt: T0 });
     });
 
     it("lets the work read the committed state and its own earlier reads stay valid", async () => {
@@ -290,8 +317,8 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
           }),
         ),
       );
-      expect((await store.getDocument(ID))?.version).toBe(writers);
-      expect((await store.getVersions(ID, 0, 1000)).map((v) => v.version)).toEqual(Array.from({ length: writers }, (_, i) => i + 1));
+      expect((await store.reads(ID).document())?.version).toBe(writers);
+      expect((await store.reads(ID).versions(0, 1000)).map((v) => v.version)).toEqual(Array.from({ length: writers }, (_, i) => i + 1));
     });
 
     it("compacts old sync versions below the snapshot, keeping milestones, the head and new receipts", async () => {
@@ -304,7 +331,7 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
       expect(await store.documentsNeedingSnapshot(T0 + 100_000)).toEqual([ID]);
       const result = await store.compact(T0 + 5_500);
       expect(result).toEqual({ versions: 2, receipts: 1, ran: true });
-      const versions = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => store.getVersion(ID, n)));
+      const versions = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => store.reads(ID).version(n)));
       const ops = versions.map((v) => [v?.version, v?.ops === null, v?.text]);
       expect(ops).toEqual([
         [1, false, "m1"],
@@ -314,16 +341,16 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
         [5, false, null],
         [6, false, null],
       ]);
-      expect(await store.getReceipt(ID, "old", 1)).toBeUndefined();
-      expect(await store.getReceipt(ID, "new", 1)).toBeDefined();
-      expect((await store.getVersion(ID, 2))?.checksum).toBe(version(ID, 2).checksum);
+      expect(await store.reads(ID).receipt("old", 1)).toBeUndefined();
+      expect(await store.reads(ID).receipt("new", 1)).toBeDefined();
+      expect((await store.reads(ID).version(2))?.checksum).toBe(version(ID, 2).checksum);
     });
 
     it("clears the ops and the text of a compacted sync version, and keeps a milestone's whole", async () => {
       await appendVersions(store, ID, 1, 4, (n) => ({ createdAt: T0 + n, milestone: n === 1, text: `t${n}` }));
       await store.write(ID, async (tx) => tx.putSnapshot({ version: 4, text: "t4" }));
       expect(await store.compact(T0 + 100)).toEqual({ versions: 2, receipts: 0, ran: true });
-      const kept = await Promise.all([1, 2, 3, 4].map((n) => store.getVersion(ID, n)));
+      const kept = await Promise.all([1, 2, 3, 4].map((n) => store.reads(ID).version(n)));
       expect(kept.map((v) => [v?.version, v?.ops === null, v?.text])).toEqual([
         [1, false, "t1"],
         [2, true, null],
@@ -353,9 +380,14 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
 
     it("finishes in-flight writes before closing, and closing twice is harmless", async () => {
       let committed = false;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
       const pending = store
         .write(ID, async (tx) => {
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          entered();
+          await released;
           tx.putDocument(head(ID, 1));
           tx.appendVersion(version(ID, 1));
           return "written";
@@ -364,8 +396,11 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
           committed = true;
           return value;
         });
-      await new Promise((resolve) => setImmediate(resolve));
-      await store.close();
+      await inside;
+      // close() must wait for the write, which is still inside its work function.
+      const closing = store.close();
+      release();
+      await closing;
       expect(committed).toBe(true);
       expect(await pending).toBe("written");
       await store.close();

@@ -3,22 +3,20 @@ import {
   type CommitListener,
   type CompactionResult,
   type DocumentRecord,
+  type DocumentReads,
   type DocumentTransaction,
   type ListLockState,
-  type PatchReceipt,
-  type Snapshot,
   type Store,
-  type VersionRecord,
-  type VersionSummary,
   StorageUnavailableError,
   type StoreStats,
 } from "../store.js";
 import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
 import { CommitNotifier, commitPayload } from "./commit-notifier.js";
-import { migrate } from "./migrations.js";
-import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./pg-codec.js";
-import { PostgresReader, isUuid } from "./postgres-reader.js";
-import { PostgresTransaction } from "./postgres-transaction.js";
+import { migrate } from "./postgres-migrations.js";
+import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./postgres-rows.js";
+import { PostgresReads, isUuid } from "./postgres-reads.js";
+import { flushStaged, inTransaction } from "./postgres-transaction.js";
+import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { COMPACTION_CLEARS, compactableVersion, documentsNeedingSnapshot } from "../compaction-rule.js";
 
 export interface PostgresStoreOptions {
@@ -65,16 +63,13 @@ function unavailable(error: unknown): unknown {
 }
 
 export class PostgresStore implements Store {
-  private readonly reader: PostgresReader;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly notifier: CommitNotifier,
-  ) {
-    this.reader = new PostgresReader(pool);
-  }
+  ) {}
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const { schema, poolSize = 10, onError = () => {} } = options;
@@ -105,36 +100,15 @@ export class PostgresStore implements Store {
     return new PostgresStore(pool, notifier);
   }
 
-  getDocument(id: string): Promise<DocumentRecord | undefined> {
-    return this.track(() => this.reader.document(id));
+  reads(id: string): DocumentReads {
+    return new PostgresReads(this.pool, id, (read) => this.track(read));
   }
 
   listDocuments(): Promise<DocumentRecord[]> {
-    return this.track(() => this.reader.liveDocuments());
-  }
-
-  getVersion(id: string, version: number): Promise<VersionRecord | undefined> {
-    return this.track(() => this.reader.version(id, version));
-  }
-
-  getVersions(id: string, after: number, upTo: number): Promise<VersionSummary[]> {
-    return this.track(() => this.reader.versions(id, after, upTo));
-  }
-
-  getMilestones(id: string): Promise<VersionRecord[]> {
-    return this.track(() => this.reader.milestones(id));
-  }
-
-  getSnapshot(id: string): Promise<Snapshot | undefined> {
-    return this.track(() => this.reader.snapshot(id));
-  }
-
-  getFullTextAtOrBefore(id: string, version: number): Promise<Snapshot | undefined> {
-    return this.track(() => this.reader.fullTextAtOrBefore(id, version));
-  }
-
-  getReceipt(id: string, clientId: string, seq: number): Promise<PatchReceipt | undefined> {
-    return this.track(() => this.reader.receipt(id, clientId, seq));
+    return this.track(async () => {
+      const { rows } = await this.pool.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE NOT deleted ORDER BY created_at, id`);
+      return rows.map(documentFromRow);
+    });
   }
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T> {
@@ -142,17 +116,20 @@ export class PostgresStore implements Store {
       if (!isUuid(id)) throw new Error(`document id is not a UUID: ${JSON.stringify(id)}`);
       // READ COMMITTED on purpose: every statement after the lock sees all commits made before it,
       // whereas REPEATABLE READ would fail a writer that had to wait for the lock.
-      return this.inTransaction(async (client) => {
+      return inTransaction(this.pool, async (client) => {
         const head = await this.lockDocument(client, id);
-        const tx = new PostgresTransaction(client, id, head);
+        // The head was read under the lock: the work sees it without another round trip.
+        const reads = Object.assign(new PostgresReads(client, id), { document: () => Promise.resolve(head && { ...head }) });
+        const staged = new StagedWrites(id);
+        const tx = documentTransaction(reads, staged);
         let result: T;
         try {
           result = await work(tx);
         } finally {
-          tx.seal();
+          staged.seal();
         }
         // The notice is delivered by PostgreSQL only when the transaction commits, and in commit order.
-        await tx.flush((headVersion) => commitPayload(head?.id ?? id.toLowerCase(), headVersion, this.notifier.origin));
+        await flushStaged(client, staged, (headVersion) => commitPayload(head?.id ?? id.toLowerCase(), headVersion, this.notifier.origin));
         return result;
       });
     });
@@ -167,7 +144,7 @@ export class PostgresStore implements Store {
 
   compact(cutoff: number): Promise<CompactionResult> {
     return this.track(() =>
-      this.inTransaction(async (client) => {
+      inTransaction(this.pool, async (client) => {
         // Transaction-scoped, so a crashed compaction can never leave the lock held.
         const { rows } = await client.query<{ acquired: boolean }>(
           "SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS acquired",
@@ -257,25 +234,6 @@ export class PostgresStore implements Store {
     await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CREATION_LOCK_CLASS, id.toLowerCase()]);
     const again = await client.query<DocumentRow>(select, [id]);
     return again.rows[0] && documentFromRow(again.rows[0]);
-  }
-
-  private async inTransaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query("BEGIN");
-      const result = await body(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw error;
-    } finally {
-      // A client whose ROLLBACK failed is in an unknown state: the pool discards it.
-      client.release(broken);
-    }
   }
 
   private async track<T>(operation: () => Promise<T>): Promise<T> {

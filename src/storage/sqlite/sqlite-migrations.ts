@@ -1,3 +1,4 @@
+import { pendingMigrations } from "../migration-runner.js";
 import type { Database } from "better-sqlite3";
 
 /**
@@ -66,13 +67,11 @@ const MIGRATIONS: string[] = [
 /** Brings the schema up to date; safe to run at every start. */
 export function migrate(db: Database): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
-  const applied = new Set((db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((row) => row.version));
-  MIGRATIONS.forEach((sql, index) => {
-    const version = index + 1;
-    if (applied.has(version)) return;
+  const applied = (db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((row) => row.version);
+  for (const { version, sql } of pendingMigrations(MIGRATIONS, applied)) {
     db.transaction(() => {
       db.exec(sql);
       db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(version, Date.now());
     }).immediate();
-  });
+  }
 }

@@ -1,17 +1,15 @@
 import pg from "pg";
-
-interface Migration {
-  version: number;
-  sql: string;
-}
+import { CHANGE_TYPES } from "../../core/change-types.js";
+import { pendingMigrations } from "../migration-runner.js";
+import { inTransaction } from "./postgres-transaction.js";
 
 // Versions, times and seq are bigint (times in epoch ms, as the contract carries them). Strings a
 // client controls (titles, texts, clientId, displayName) are UTF-8 `bytea` so that U+0000 survives;
-// ops are JSON in `text`, never `jsonb`, which rejects \u0000.
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    sql: `
+// ops are JSON in `text`, never `jsonb`, which rejects \u0000. The change-type CHECK is generated
+// from the one list; it yields the text migration 1 always had, so a new change type needs a new
+// migration that replaces the constraint.
+const MIGRATIONS: readonly string[] = [
+  `
       CREATE TABLE documents (
         id uuid PRIMARY KEY,
         title bytea NOT NULL,
@@ -27,7 +25,7 @@ const MIGRATIONS: readonly Migration[] = [
         document_id uuid NOT NULL,
         version bigint NOT NULL CHECK (version >= 1),
         change_type text NOT NULL
-          CHECK (change_type IN ('CREATED', 'UPDATED', 'RENAMED', 'DELETED', 'RESTORED', 'ROLLED_BACK')),
+          CHECK (change_type IN (${CHANGE_TYPES.map((type) => `'${type}'`).join(", ")})),
         milestone boolean NOT NULL,
         created_at bigint NOT NULL,
         client_id bytea,
@@ -67,7 +65,6 @@ const MIGRATIONS: readonly Migration[] = [
       );
       INSERT INTO list_lock (id, failures, locked_until) VALUES (1, 0, 0);
     `,
-  },
 ];
 
 /** The advisory-lock class of migrations; the second key is the schema's hash. */
@@ -79,10 +76,7 @@ const MIGRATION_LOCK_CLASS = 0x466f0001;
  * each version and the others find it recorded.
  */
 export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query("BEGIN");
+  await inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1, hashtext(coalesce($2::text, current_schema(), '')))", [
       MIGRATION_LOCK_CLASS,
       schema ?? null,
@@ -93,23 +87,11 @@ export async function migrate(pool: pg.Pool, schema: string | undefined): Promis
       if (existing.rowCount === 0) await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
       await client.query(`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}`);
     }
-    await client.query(
-      "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-    );
+    await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
     const { rows } = await client.query<{ version: number }>("SELECT version FROM schema_migrations");
-    const applied = new Set(rows.map((row) => row.version));
-    for (const migration of MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      await client.query(migration.sql);
-      await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [migration.version]);
+    for (const { version, sql } of pendingMigrations(MIGRATIONS, rows.map((row) => row.version))) {
+      await client.query(sql);
+      await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [version]);
     }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }

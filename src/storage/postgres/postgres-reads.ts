@@ -1,0 +1,141 @@
+import type { QueryResult, QueryResultRow } from "pg";
+import type { DocumentReads, DocumentRecord, PatchReceipt, ReceiptKey, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import {
+  DOCUMENT_COLUMNS,
+  RECEIPT_COLUMNS,
+  VERSION_COLUMNS,
+  VERSION_SUMMARY_COLUMNS,
+  documentFromRow,
+  encodeText,
+  receiptFromRow,
+  snapshotFromRow,
+  versionFromRow,
+  StatementParams,
+  type DocumentRow,
+  type ReceiptRow,
+  type SnapshotRow,
+  type VersionRow,
+} from "./postgres-rows.js";
+
+/** A pool or a client inside a transaction. */
+export interface Queryable {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// Two parameters per key: a statement stays far below PostgreSQL's 65,535.
+const KEYS_PER_READ = 1000;
+
+/** Whether `id` can be a key of the `uuid` columns; other strings name no document. */
+export const isUuid = (id: string): boolean => UUID.test(id);
+
+/**
+ * The reads of one document, on the pool (the store's reads, each through `run`) or on the
+ * client of a write transaction.
+ */
+export class PostgresReads implements DocumentReads {
+  constructor(
+    private readonly db: Queryable,
+    private readonly id: string,
+    private readonly run: <T>(read: () => Promise<T>) => Promise<T> = (read) => read(),
+  ) {}
+
+  document(): Promise<DocumentRecord | undefined> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return undefined;
+      const { rows } = await this.db.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1`, [this.id]);
+      return rows[0] && documentFromRow(rows[0]);
+    });
+  }
+
+  version(version: number): Promise<VersionRecord | undefined> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return undefined;
+      const { rows } = await this.db.query<VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM versions WHERE document_id = $1 AND version = $2`,
+        [this.id, version],
+      );
+      return rows[0] && versionFromRow(rows[0]);
+    });
+  }
+
+  versions(after: number, upTo: number): Promise<VersionSummary[]> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return [];
+      const { rows } = await this.db.query<VersionRow>(
+        `SELECT ${VERSION_SUMMARY_COLUMNS} FROM versions
+          WHERE document_id = $1 AND version > $2 AND version <= $3 ORDER BY version`,
+        [this.id, after, upTo],
+      );
+      return rows.map((row) => {
+        const { text: _text, ...summary } = versionFromRow(row);
+        return summary;
+      });
+    });
+  }
+
+  milestones(): Promise<VersionRecord[]> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return [];
+      const { rows } = await this.db.query<VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM versions WHERE document_id = $1 AND milestone ORDER BY version`,
+        [this.id],
+      );
+      return rows.map(versionFromRow);
+    });
+  }
+
+  snapshot(): Promise<Snapshot | undefined> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return undefined;
+      const { rows } = await this.db.query<SnapshotRow>(`SELECT version, text FROM snapshots WHERE document_id = $1`, [this.id]);
+      return rows[0] && snapshotFromRow(rows[0]);
+    });
+  }
+
+  fullTextAtOrBefore(version: number): Promise<Snapshot | undefined> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return undefined;
+      // Both branches are single index probes: the milestone one walks the partial milestone index backwards.
+      const { rows } = await this.db.query<SnapshotRow>(
+        `SELECT version, text FROM (
+           (SELECT version, text FROM versions
+             WHERE document_id = $1 AND milestone AND text IS NOT NULL AND version <= $2
+             ORDER BY version DESC LIMIT 1)
+           UNION ALL
+           (SELECT version, text FROM snapshots WHERE document_id = $1 AND version <= $2)
+         ) AS candidates ORDER BY version DESC LIMIT 1`,
+        [this.id, version],
+      );
+      return rows[0] && snapshotFromRow(rows[0]);
+    });
+  }
+
+  receipt(clientId: string, seq: number): Promise<PatchReceipt | undefined> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return undefined;
+      const { rows } = await this.db.query<ReceiptRow>(
+        `SELECT ${RECEIPT_COLUMNS} FROM patch_receipts WHERE document_id = $1 AND client_id = $2 AND seq = $3`,
+        [this.id, encodeText(clientId), seq],
+      );
+      return rows[0] && receiptFromRow(rows[0]);
+    });
+  }
+
+  /** The receipts among `keys`, in one statement per thousand keys. */
+  receipts(keys: readonly ReceiptKey[]): Promise<PatchReceipt[]> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return [];
+      const found: PatchReceipt[] = [];
+      for (let start = 0; start < keys.length; start += KEYS_PER_READ) {
+        const params = new StatementParams();
+        const sql = `SELECT ${RECEIPT_COLUMNS} FROM patch_receipts WHERE document_id = ${params.add(this.id)}
+            AND (client_id, seq) IN (${params.rows(keys.slice(start, start + KEYS_PER_READ).map((key) => [encodeText(key.clientId), key.seq]))})`;
+        const { rows } = await this.db.query<ReceiptRow>(sql, params.values);
+        found.push(...rows.map(receiptFromRow));
+      }
+      return found;
+    });
+  }
+}
