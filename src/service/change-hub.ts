@@ -1,3 +1,5 @@
+import { systemClock, type Clock, type Timer } from "./clock.js";
+
 /** Why a wait ended; `version` 0 means a wake-all after lost notices (re-read, nothing shared). */
 export type WakeReason = { kind: "changed"; version: number } | { kind: "timeout" } | { kind: "closed" } | { kind: "aborted" };
 
@@ -27,7 +29,7 @@ export class ChangeHub {
    * Documents woken within their window: the window began with a wake-up to `base`, and commits
    * meanwhile are gathered into `version` (see {@link notify}).
    */
-  private readonly windows = new Map<string, { base: number; version: number; timer: NodeJS.Timeout }>();
+  private readonly windows = new Map<string, { base: number; version: number; timer: Timer }>();
   /** The newest version noticed per document since the last {@link wakeAll} (see {@link knownVersion}). */
   private readonly heads = new Map<string, number>();
   private timers = 0;
@@ -41,6 +43,7 @@ export class ChangeHub {
   constructor(
     private readonly msPerWaiter = 0.2,
     private readonly maxCoalesceMs = 250,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
@@ -58,14 +61,14 @@ export class ChangeHub {
         this.waiters.set(documentId, set);
       }
       const waiters = set;
-      const timer = setTimeout(() => waiter.settle({ kind: "timeout" }), timeoutMs);
+      const timer = this.clock.timer(timeoutMs, () => waiter.settle({ kind: "timeout" }));
       this.timers++;
       const waiter: Waiter = {
         since,
         settle: (reason) => {
           if (!waiters.delete(waiter)) return;
           if (waiters.size === 0 && this.waiters.get(documentId) === waiters) this.waiters.delete(documentId);
-          clearTimeout(timer);
+          timer.cancel();
           this.timers--;
           resolve(reason);
         },
@@ -136,10 +139,10 @@ export class ChangeHub {
     const window = {
       base,
       version: 0,
-      timer: setTimeout(() => {
+      timer: this.clock.timer(windowMs, () => {
         this.windows.delete(documentId);
         if (window.version > 0) this.notify(documentId, window.version);
-      }, windowMs),
+      }),
     };
     this.windows.set(documentId, window);
   }
@@ -164,7 +167,7 @@ export class ChangeHub {
   /** Ends every wait at once and refuses new ones (shutdown). */
   close(): void {
     this.closed = true;
-    for (const window of this.windows.values()) clearTimeout(window.timer);
+    for (const window of this.windows.values()) window.timer.cancel();
     this.windows.clear();
     for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.settle({ kind: "closed" });
   }

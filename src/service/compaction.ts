@@ -1,5 +1,5 @@
 import type { CompactionResult, Store } from "../storage/store.js";
-import type { Clock } from "./clock.js";
+import type { Clock, Timer } from "./clock.js";
 import type { DocumentService } from "./documents.js";
 import type { ServiceEvents } from "./observer.js";
 
@@ -20,8 +20,7 @@ export interface CompactionOptions {
  * needs old ops, a fresh snapshot of the head is written first, so nothing it needs is dropped.
  */
 export class Compactor {
-  private timer: NodeJS.Timeout | undefined;
-  private first: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private running: Promise<unknown> | undefined;
 
   constructor(private readonly options: CompactionOptions) {}
@@ -49,16 +48,21 @@ export class Compactor {
         .catch((error: unknown) => this.options.onError?.(error))
         .finally(() => (this.running = undefined));
     };
-    this.first = setTimeout(run, startDelayMs);
-    this.first.unref();
-    this.timer = setInterval(run, this.options.intervalSeconds * 1000);
-    this.timer.unref();
+    // The schedule does not keep the process alive; each run sets the next timer.
+    const schedule = (ms: number, then: () => void) => (this.timer = this.options.clock.timer(ms, then, { unref: true }));
+    const every = () => {
+      run();
+      schedule(this.options.intervalSeconds * 1000, every);
+    };
+    schedule(startDelayMs, () => {
+      run();
+      schedule(this.options.intervalSeconds * 1000 - startDelayMs, every);
+    });
   }
 
   /** Stops the schedule and waits for a run under way. */
   async stop(): Promise<void> {
-    clearTimeout(this.first);
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     await this.running;
   }

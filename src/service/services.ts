@@ -29,7 +29,7 @@ export interface Services {
 
 export function createServices(deps: { config: Config; store: Store; clock: Clock; onError?: (error: unknown) => void }): Services {
   const { config, store, clock } = deps;
-  const hub = new ChangeHub();
+  const hub = new ChangeHub(undefined, undefined, clock);
   const events = new ServiceEvents();
   const documents = new DocumentService({ store, clock, config, events, onCommitted: (id, version) => hub.notify(id, version) });
   const unwatch = store.watchCommits({ commit: (notice) => hub.notify(notice.documentId, notice.version), reset: () => hub.wakeAll() });

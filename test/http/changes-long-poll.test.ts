@@ -4,9 +4,8 @@ import { buildTestApp, type TestApp, type TestAppOptions } from "../support/test
 import { createDocument, expectJson, type DocumentJson } from "../support/http-expect.js";
 import { FeedClient, IDLE_HUB, expectNoContent, expectStatus, untilWaiting } from "../support/feed-client.js";
 
-// Waiting: docs/interface.md#change-feed ("woken after the commit"). The waits run on real
-// timers; the ManualClock only feeds the deadline arithmetic and does not move here, so the real
-// timer decides when a wait runs out. The few tests that let a wait run out keep it to one second.
+// Waiting: docs/interface.md#change-feed ("woken after the commit"). The waits' timers run on the
+// app's ManualClock: a wait runs out only when a test moves the clock past it.
 
 let t: TestApp;
 let client: FeedClient;
@@ -140,33 +139,39 @@ describe("GET /documents/{documentId}/changes waiting for a change", () => {
 });
 
 describe("GET /documents/{documentId}/changes when the wait runs out", () => {
-  async function timed(poll: Promise<LightMyRequestResponse>): Promise<{ response: LightMyRequestResponse; elapsedMs: number }> {
-    const started = performance.now();
-    const response = await poll;
-    return { response, elapsedMs: performance.now() - started };
+  /** Whether `poll` has settled, after letting every queued callback run. */
+  async function settled(poll: Promise<unknown>): Promise<boolean> {
+    let done = false;
+    void poll.then(() => (done = true));
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    return done;
   }
 
   it("answers 204 with an empty body after wait=1 passes without a change, and leaves no timer", async () => {
     await start();
     const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
+    const { poll } = await waiting(id, 1, 1);
 
-    const { response, elapsedMs } = await timed(client.changes(id, 1, 1));
+    t.clock.advance(999);
+    expect(await settled(poll)).toBe(false);
+    t.clock.advance(1);
+    expect(await settled(poll)).toBe(true);
 
-    expectNoContent(response);
-    expect(elapsedMs).toBeGreaterThanOrEqual(900);
-    expect(elapsedMs).toBeLessThan(5_000);
+    expectNoContent(await poll);
     expect(t.services.hub.stats()).toEqual(IDLE_HUB);
   });
 
-  it("clamps wait to max-wait-seconds: wait=100 with a clamp of 1 s answers 204 after about a second", async () => {
+  it("clamps wait to max-wait-seconds: wait=100 with a clamp of 1 s answers 204 after a second", async () => {
     await start({ config: (config) => (config.feed.maxWaitSeconds = 1) });
     const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
+    const { poll } = await waiting(id, 1, 100);
 
-    const { response, elapsedMs } = await timed(client.changes(id, 1, 100));
+    t.clock.advance(999);
+    expect(await settled(poll)).toBe(false);
+    t.clock.advance(1);
+    expect(await settled(poll)).toBe(true);
 
-    expectNoContent(response);
-    expect(elapsedMs).toBeGreaterThanOrEqual(900);
-    expect(elapsedMs).toBeLessThan(5_000);
+    expectNoContent(await poll);
     expect(t.services.hub.stats()).toEqual(IDLE_HUB);
   });
 
@@ -174,10 +179,8 @@ describe("GET /documents/{documentId}/changes when the wait runs out", () => {
     await start();
     const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
 
-    const { response, elapsedMs } = await timed(client.changes(id, 1, 0));
-
-    expectNoContent(response);
-    expect(elapsedMs).toBeLessThan(500);
+    // The clock does not move: an answer proves that nothing waited.
+    expectNoContent(await client.changes(id, 1, 0));
     expect(t.services.hub.stats()).toEqual(IDLE_HUB);
   });
 });

@@ -6,8 +6,8 @@ import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { createDocument } from "../support/http-expect.js";
 import { DOCUMENTS, FeedClient, IDLE_HUB, expectNoContent, untilWaiting } from "../support/feed-client.js";
 
-// docs/interface.md#change-feed: "on shutdown waiting requests get their 204 at once". Each test closes its app itself;
-// the wait of 30 s is far beyond the bound, so only the shutdown can have answered.
+// docs/interface.md#change-feed: "on shutdown waiting requests get their 204 at once". Each test closes its app itself.
+// The waits' timers run on the app's ManualClock, which no test here moves: only the shutdown can answer them.
 
 let agent: Agent | undefined;
 
@@ -27,12 +27,10 @@ describe("GET /documents/{documentId}/changes during shutdown", () => {
       ...Array.from({ length: 5 }, () => client.changes(other.id, 1, 30)),
     ];
     await untilWaiting(t.services.hub, 15);
-    const started = performance.now();
 
     await t.close();
     const answers = await Promise.all(polls);
 
-    expect(performance.now() - started).toBeLessThan(5_000);
     for (const answer of answers) expectNoContent(answer);
     expect(t.services.hub.stats()).toEqual(IDLE_HUB);
   });
@@ -43,12 +41,10 @@ describe("GET /documents/{documentId}/changes during shutdown", () => {
     const address = await t.app.listen({ host: "127.0.0.1", port: 0 });
     agent = new Agent();
     const dispatcher = agent;
-    const started = performance.now();
     const requests = Array.from({ length: 10 }, () =>
       fetch(`${address}${DOCUMENTS}/${id}/changes?since=1&wait=30`, { dispatcher }).then(async (response) => ({
         status: response.status,
         body: await response.text(),
-        elapsedMs: performance.now() - started,
       })),
     );
     await untilWaiting(t.services.hub, 10);
@@ -56,8 +52,7 @@ describe("GET /documents/{documentId}/changes during shutdown", () => {
 
     const answers = await Promise.all(requests);
 
-    expect(answers.map(({ status, body }) => ({ status, body }))).toEqual(Array.from({ length: 10 }, () => ({ status: 204, body: "" })));
-    expect(Math.max(...answers.map((answer) => answer.elapsedMs))).toBeLessThan(5_000);
+    expect(answers).toEqual(Array.from({ length: 10 }, () => ({ status: 204, body: "" })));
     await agent.destroy();
     await closing;
     expect(t.services.hub.stats()).toEqual(IDLE_HUB);

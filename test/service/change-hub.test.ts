@@ -1,13 +1,21 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ChangeHub, KNOWN_HEADS } from "../../src/service/change-hub.js";
+import { ManualClock } from "../support/manual-clock.js";
+
+// The hub's timers (a wait's time-out, a window's end) run on a ManualClock: they fire when a test moves it.
 
 const DOC = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
 const OTHER = "8c1d2e3f-4a5b-4c6d-8e7f-901234567890";
 const IDLE = { documents: 0, waiters: 0, timers: 0 };
 
 describe("ChangeHub", () => {
+  let clock: ManualClock;
+  beforeEach(() => {
+    clock = new ManualClock();
+  });
+
   it("wakes a waiter with the version of a commit past its since, and forgets it", async () => {
-    const hub = new ChangeHub();
+    const hub = new ChangeHub(undefined, undefined, clock);
     const wait = hub.wait(DOC, 3, 60_000);
     expect(hub.stats()).toEqual({ documents: 1, waiters: 1, timers: 1 });
 
@@ -18,7 +26,7 @@ describe("ChangeHub", () => {
   });
 
   it("does not wake a waiter for a commit it already has, nor for another document", async () => {
-    const hub = new ChangeHub();
+    const hub = new ChangeHub(undefined, undefined, clock);
     const wait = hub.wait(DOC, 5, 60_000);
     let settled = false;
     void wait.reason.then(() => (settled = true));
@@ -36,7 +44,7 @@ describe("ChangeHub", () => {
   });
 
   it("wakes every waiter with version 0 when notices may have been lost", async () => {
-    const hub = new ChangeHub();
+    const hub = new ChangeHub(undefined, undefined, clock);
     const waits = [hub.wait(DOC, 7, 60_000), hub.wait(OTHER, 1, 60_000)];
 
     hub.wakeAll();
@@ -49,13 +57,14 @@ describe("ChangeHub", () => {
   });
 
   it("ends a wait when its time runs out, it is cancelled, or the hub closes", async () => {
-    const hub = new ChangeHub();
+    const hub = new ChangeHub(undefined, undefined, clock);
     const timedOut = hub.wait(DOC, 0, 1);
     const aborted = hub.wait(DOC, 0, 60_000);
     const closed = hub.wait(OTHER, 0, 60_000);
 
     aborted.cancel();
     expect(await aborted.reason).toEqual({ kind: "aborted" });
+    clock.advance(1);
     expect(await timedOut.reason).toEqual({ kind: "timeout" });
     hub.close();
     expect(await closed.reason).toEqual({ kind: "closed" });
@@ -64,7 +73,7 @@ describe("ChangeHub", () => {
   });
 
   it("wakes a busy document's waiters at once, then gathers the commits of the window that follows", async () => {
-    const hub = new ChangeHub(1, 250);
+    const hub = new ChangeHub(1, 250, clock);
     const first = Array.from({ length: 10 }, () => hub.wait(DOC, 3, 60_000));
 
     hub.notify(DOC, 4);
@@ -77,13 +86,14 @@ describe("ChangeHub", () => {
     hub.notify(DOC, 5);
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(0);
+    clock.advance(10);
 
     expect(await Promise.all(second.map((wait) => wait.reason))).toEqual(Array.from({ length: 10 }, () => ({ kind: "changed", version: 6 })));
     expect(hub.stats()).toEqual(IDLE);
   });
 
   it("wakes a few waiters at once, without a window", () => {
-    const hub = new ChangeHub(0.2, 250);
+    const hub = new ChangeHub(0.2, 250, clock);
     const wait = hub.wait(DOC, 1, 60_000);
     let settled = false;
     void wait.reason.then(() => (settled = true));
@@ -94,7 +104,7 @@ describe("ChangeHub", () => {
   });
 
   it("knows the newest version noticed per document, also without waiters and during a window", async () => {
-    const hub = new ChangeHub(1, 250);
+    const hub = new ChangeHub(1, 250, clock);
     expect(hub.knownVersion(DOC)).toBeUndefined();
 
     hub.notify(DOC, 3);
@@ -109,11 +119,12 @@ describe("ChangeHub", () => {
     const held = Array.from({ length: 5 }, () => hub.wait(DOC, 4, 60_000));
     hub.notify(DOC, 5);
     expect(hub.knownVersion(DOC)).toBe(5);
+    clock.advance(5);
     expect(await Promise.all(held.map((wait) => wait.reason))).toEqual(Array.from({ length: 5 }, () => ({ kind: "changed", version: 5 })));
   });
 
   it("tells which since values only the open window has news for: from the version that opened it up to before the newest it gathered", async () => {
-    const hub = new ChangeHub(1, 250);
+    const hub = new ChangeHub(1, 250, clock);
     const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 3, 60_000));
     expect(hub.gathers(DOC, 3)).toBe(false);
 
@@ -125,13 +136,14 @@ describe("ChangeHub", () => {
     hub.notify(DOC, 6);
     expect([3, 4, 5, 6, 7].map((since) => hub.gathers(DOC, since))).toEqual([false, true, true, false, false]);
     expect(hub.gathers(OTHER, 4)).toBe(false);
+    clock.advance(5);
 
     expect(await waiting.reason).toEqual({ kind: "changed", version: 6 });
     expect(hub.gathers(DOC, 4)).toBe(false);
   });
 
   it("forgets the versions noticed when notices may have been lost", () => {
-    const hub = new ChangeHub();
+    const hub = new ChangeHub(undefined, undefined, clock);
     hub.notify(DOC, 3);
 
     hub.wakeAll();
@@ -142,7 +154,7 @@ describe("ChangeHub", () => {
   });
 
   it("remembers at most KNOWN_HEADS documents, forgetting the one noticed longest ago first", () => {
-    const hub = new ChangeHub();
+    const hub = new ChangeHub(undefined, undefined, clock);
     const id = (n: number) => `doc-${n}`;
     for (let n = 0; n < KNOWN_HEADS; n++) hub.notify(id(n), 1);
     hub.notify(id(0), 2);
@@ -153,7 +165,7 @@ describe("ChangeHub", () => {
   });
 
   it("drops a held-back wake-up when it closes", async () => {
-    const hub = new ChangeHub(1, 250);
+    const hub = new ChangeHub(1, 250, clock);
     const early = Array.from({ length: 5 }, () => hub.wait(DOC, 0, 60_000));
     hub.notify(DOC, 1);
     await Promise.all(early.map((wait) => wait.reason));

@@ -1,18 +1,47 @@
-import type { Clock } from "../../src/service/clock.js";
+import type { Clock, Timer } from "../../src/service/clock.js";
 
-/** A clock that moves only when a test moves it. */
+interface PendingTimer {
+  at: number;
+  order: number;
+  callback: () => void;
+}
+
+/** A clock that moves only when a test moves it; its timers fire as it passes their time, in order. */
 export class ManualClock implements Clock {
+  private readonly timers = new Set<PendingTimer>();
+  private order = 0;
+
   constructor(private current = Date.parse("2026-01-05T10:00:00.000Z")) {}
 
   now(): number {
     return this.current;
   }
 
+  timer(ms: number, callback: () => void): Timer {
+    const timer = { at: this.current + Math.max(0, ms), order: this.order++, callback };
+    this.timers.add(timer);
+    return { cancel: () => this.timers.delete(timer) };
+  }
+
+  /** Timers set and not yet fired or cancelled. */
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
+  /** Moves on by `ms`, firing every timer due on the way at its own time (a timer set by one that fires is due too). */
   advance(ms: number): void {
-    this.current += ms;
+    this.set(this.current + ms);
   }
 
   set(ms: number): void {
+    for (;;) {
+      let next: PendingTimer | undefined;
+      for (const timer of this.timers) if (timer.at <= ms && (!next || timer.at < next.at || (timer.at === next.at && timer.order < next.order))) next = timer;
+      if (!next) break;
+      this.timers.delete(next);
+      this.current = Math.max(this.current, next.at);
+      next.callback();
+    }
     this.current = ms;
   }
 }
