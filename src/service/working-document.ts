@@ -32,7 +32,8 @@ export interface WritePolicy {
 
 // A snapshot rewrites the whole text, so it is spread thin: every 32 versions for small texts, and
 // for large ones every (length / 1 KiB) versions, up to 1,000 (a 1 MB text), which keeps its share
-// of the bytes a one-line patch writes near 1-2 KB while a rebuild replays at most 1,000 small ops.
+// of the bytes a one-line patch writes small (docs/benchmarks.md#storage-measurements-behind-the-code)
+// while a rebuild replays at most 1,000 small ops.
 const MIN_VERSIONS_BETWEEN_SNAPSHOTS = 32;
 const CHARACTERS_PER_VERSION = 1024;
 const MAX_VERSIONS_BETWEEN_SNAPSHOTS = 1000;

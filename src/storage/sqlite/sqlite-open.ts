@@ -15,12 +15,10 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number }):
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   // A checkpoint copies each page the WAL holds into the file once, however many commits rewrote
-  // it, and each 1 KiB page it writes dirties a whole 4 KiB block of the page cache. At SQLite's
-  // default (1,000 frames: a checkpoint every ~100 one-line patches, which write ~9 frames each)
-  // the hot pages (page 1, the documents leaf, the leaves and interior pages the patches append
-  // to) were copied over and over: ~5.6 KB of writes per patch on top of the WAL's ~13.7 KB in a
-  // store-level experiment on a 1 MB document; at 10,000 frames (a ~10 MiB WAL, checkpointed about
-  // every 1,000 patches; readers find pages through the WAL index in constant time) ~1.4 KB.
+  // it: the default of 1,000 frames copied the hot pages (page 1, the documents leaf, the leaves the
+  // patches append to) over and over. A longer WAL (readers find pages through the WAL index in
+  // constant time) cuts the checkpoint's share of a patch's disk writes several times; the
+  // measurement is in docs/benchmarks.md#storage-measurements-behind-the-code.
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_FRAMES}`);
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma("foreign_keys = ON");
