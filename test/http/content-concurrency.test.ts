@@ -1,7 +1,8 @@
+import { createDocument } from "../support/http-expect.js";
 import { Agent, request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
-import { DOCUMENTS, applyWireOps, checksumOf, newDocument, replace, type PatchBody, type WireOp } from "../support/content-patch.js";
+import { DOCUMENTS, applyWireOps, checksumOf, replace, type PatchBody, type WireOp } from "../support/content-patch.js";
 
 const CLIENTS = 20;
 const EDITS = 5;
@@ -131,7 +132,7 @@ describe("PATCH /documents/{documentId}/content under concurrent clients over re
     "lets 20 clients edit disjoint lines concurrently, resending lost answers, with every final edit once and dense versions",
     async () => {
       const initial = Array.from({ length: CLIENTS }, (_, k) => `line ${k}`);
-      const id = await newDocument(t.app, initial.join("\n"));
+      const id = (await createDocument(t.app, { title: "Notes", content: initial.join("\n") })).id;
       const tally: Tally = { accepted: new Map(), resends: 0, rebased: 0, conflicts: 0, reloads: 0 };
 
       await Promise.all(initial.map((_, k) => new LineClient(id, k, [...initial], 1, tally).run()));

@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { at, expectJson } from "../support/http-expect.js";
+import { at, expectJson, createDocument } from "../support/http-expect.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import {
   DOCUMENTS,
   checksumOf,
   contentUrl,
-  newDocument,
   expectAccepted,
   expectProblem,
   patchContent,
@@ -45,7 +44,7 @@ class Editor {
   ) {}
 
   static async create(content: string): Promise<Editor> {
-    return new Editor(await newDocument(t.app, content), content);
+    return new Editor((await createDocument(t.app, { title: "Notes", content: content })).id, content);
   }
 
   /** Replaces line `index` with `line`; asserts the 200 and returns the new version. */

@@ -1,3 +1,4 @@
+import { createDocument } from "../support/http-expect.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,6 @@ import { buildTestApp, type TestApp } from "../support/test-app.js";
 import {
   checksumOf,
   contentUrl,
-  newDocument,
   expectAccepted,
   expectProblem,
   insert,
@@ -43,7 +43,7 @@ async function versionNumbers(id: string): Promise<number[]> {
 
 describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId and seq", () => {
   it("answers a repeat with the stored earlier result and writes nothing", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first()), 2, []);
 
     const repeat = await patchContent(t.app, id, first());
@@ -54,7 +54,7 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("answers a repeat with the earlier result after the document moved on, not with the current state", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first()), 2, []);
     expectAccepted(await patchContent(t.app, id, first({ clientId: "client-b", baseVersion: 2, checksum: checksumOf("alpha\nBETA\ngamma"), ops: [remove(0, 1)] })), 3);
 
@@ -63,7 +63,7 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("answers a repeat of a rebased patch with the same foreign ops as the first answer", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first({ clientId: "client-b", ops: [insert(0, "top")] })), 2);
     expectAccepted(await patchContent(t.app, id, first()), 3, [insert(0, "top")]);
     expectAccepted(await patchContent(t.app, id, first({ clientId: "client-c", baseVersion: 3, checksum: checksumOf("top\nalpha\nBETA\ngamma"), ops: [remove(0, 1)] })), 4);
@@ -74,7 +74,7 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("answers a repeat of a change that was dropped as already made with the same answer, still writing nothing", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first({ clientId: "client-b" })), 2);
     expectAccepted(await patchContent(t.app, id, first()), 2, [replace(1, 1, "BETA")]);
 
@@ -83,7 +83,7 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("answers a repeat of a milestone with the stored result and records no second milestone", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first({ milestone: true, ops: [] })), 2);
 
     expectAccepted(await patchContent(t.app, id, first({ milestone: true, ops: [] })), 2);
@@ -91,7 +91,7 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("treats a resend with its fields in another order and an ignored field spelled out as the same request", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first({ ops: [insert(3, "delta")] })), 2);
 
     const reordered = { ops: [{ lines: ["delta"], index: 3, op: "insert", count: 7 }], seq: 1, displayName: "Ann", clientId: "client-a", checksum: checksumOf(TEXT), baseVersion: 1 };
@@ -101,7 +101,7 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("answers identical patches sent at the same moment with one answer and one version", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const responses = await Promise.all([1, 2, 3, 4].map(() => patchContent(t.app, id, first())));
 
@@ -111,7 +111,7 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("answers repeats and new patches sent together, each by its own receipt", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first()), 2, []);
     const other = first({ clientId: "client-b", baseVersion: 2, checksum: checksumOf("alpha\nBETA\ngamma"), ops: [remove(0, 1)] });
 
@@ -126,8 +126,8 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("keeps the seq of one client apart from the same seq of another client and of another document", async () => {
-    const id = await newDocument(t.app, TEXT);
-    const other = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
+    const other = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first()), 2);
 
     expectAccepted(await patchContent(t.app, id, first({ clientId: "client-b", baseVersion: 2, checksum: checksumOf("alpha\nBETA\ngamma"), ops: [remove(0, 1)] })), 3);
@@ -138,7 +138,7 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
   });
 
   it("answers the stored result to a repeat just before the retention period ends, after compaction ran", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first()), 2);
     t.clock.advance(t.config.history.retentionSeconds * 1000 - 1);
     await t.services.compactor.runOnce();
@@ -158,7 +158,7 @@ describe("PATCH /documents/{documentId}/content: a seq reused for a different bo
   ];
 
   it.each(reuses)("answers 409 seq-reused for a repeat with %s, and applies nothing", async (_name, change) => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, first()), 2);
 
     const response = await patchContent(t.app, id, first(change));
@@ -169,7 +169,7 @@ describe("PATCH /documents/{documentId}/content: a seq reused for a different bo
   });
 
   it("accepts one of two different bodies sent with one seq at the same moment and answers the other 409 seq-reused", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     const bodies = [first(), first({ ops: [remove(0, 1)] })];
     const texts = ["alpha\nBETA\ngamma", "beta\ngamma"];
 
@@ -200,7 +200,7 @@ describe("PATCH /documents/{documentId}/content: a repeat after a restart", () =
     const path = join(directory, "service.db");
     const clock = new ManualClock();
     const before = await buildTestApp({ store: SqliteStore.open(path), clock });
-    const id = await newDocument(before.app, TEXT);
+    const id = (await createDocument(before.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(before.app, id, first({ clientId: "client-b", ops: [insert(0, "top")] })), 2);
     expectAccepted(await patchContent(before.app, id, first()), 3, [insert(0, "top")]);
     await before.close();

@@ -1,10 +1,10 @@
+import { createDocument } from "../support/http-expect.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import {
   DOCUMENTS,
   checksumOf,
   contentUrl,
-  newDocument,
   expectAccepted,
   expectConflict,
   expectProblem,
@@ -46,7 +46,7 @@ function patchOf(id: string, clientId: string, baseVersion: number, baseText: st
 
 /** A document at version 2: version 1 is BASE, version 2 is a foreign patch of it by client-f. */
 async function afterForeign(foreign: WireOp[]): Promise<string> {
-  const id = await newDocument(t.app, BASE_TEXT);
+  const id = (await createDocument(t.app, { title: "Notes", content: BASE_TEXT })).id;
   expectAccepted(await patchOf(id, "client-f", 1, BASE_TEXT, foreign), 2);
   return id;
 }
@@ -202,7 +202,7 @@ describe("PATCH /documents/{documentId}/content: rule 2, a stale base without tr
   });
 
   it("rebases over a rename, whose version changes no line, with an empty opsSinceBase", async () => {
-    const id = await newDocument(t.app, BASE_TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: BASE_TEXT })).id;
     const renamed = await t.app.inject({ method: "PATCH", url: `${DOCUMENTS}/${id}/title`, payload: { title: "Renamed", expectedVersion: 1 } });
     expect(renamed.statusCode).toBe(200);
 
@@ -213,7 +213,7 @@ describe("PATCH /documents/{documentId}/content: rule 2, a stale base without tr
   });
 
   it("rebases over a PUT, whose version records the line diff of the whole-text change", async () => {
-    const id = await newDocument(t.app, BASE_TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: BASE_TEXT })).id;
     const put = await t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title: "Notes", content: text("P0", ...BASE.slice(1)) } });
     expect(put.statusCode).toBe(200);
 
@@ -297,7 +297,7 @@ describe("PATCH /documents/{documentId}/content: line endings and checksums", ()
   it("takes the checksum of the LF text for a CRLF document, refuses the CRLF checksum with 422, and stores the patch result with LF", async () => {
     const crlf = "one\r\ntwo\r\nthree\r\n";
     const lf = "one\ntwo\nthree\n";
-    const id = await newDocument(t.app, crlf);
+    const id = (await createDocument(t.app, { title: "Notes", content: crlf })).id;
     // The content round-trips exactly (docs/interface.md#history-and-milestones); the checksum is of its LF form (docs/line-model.md#checksum).
     expect((await readDocument(t.app, id)).content).toBe(crlf);
 
@@ -311,7 +311,7 @@ describe("PATCH /documents/{documentId}/content: line endings and checksums", ()
   });
 
   it("checks a stale CRLF base against the checksum of its LF text too", async () => {
-    const id = await newDocument(t.app, "one\r\ntwo\r\nthree");
+    const id = (await createDocument(t.app, { title: "Notes", content: "one\r\ntwo\r\nthree" })).id;
     expectAccepted(await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("one\ntwo\nthree"), clientId: "a", seq: 1, ops: [replace(0, 1, "ONE")] }), 2);
 
     const refused = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("one\r\ntwo\r\nthree"), clientId: "b", seq: 1, ops: [replace(2, 1, "THREE")] });
@@ -323,7 +323,7 @@ describe("PATCH /documents/{documentId}/content: line endings and checksums", ()
   });
 
   it("keeps a lone CR inside a line of the base text: it is content, not a line break", async () => {
-    const id = await newDocument(t.app, "a\rb\nc");
+    const id = (await createDocument(t.app, { title: "Notes", content: "a\rb\nc" })).id;
 
     const response = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("a\rb\nc"), clientId: "a", seq: 1, ops: [replace(1, 1, "C")] });
 

@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PROBLEM_TYPE, UNKNOWN_ID } from "../support/http-expect.js";
+import { PROBLEM_TYPE, UNKNOWN_ID, createDocument } from "../support/http-expect.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import {
   DOCUMENTS,
   checksumOf,
   contentUrl,
-  newDocument,
   expectAccepted,
   expectProblem,
   insert,
@@ -45,7 +44,7 @@ function bodyWith(field: string, value: unknown): Record<string, unknown> {
 
 describe("PATCH /documents/{documentId}/content: rule 1, a current base", () => {
   it("applies the diff and answers 200 with the next version and an empty opsSinceBase", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, body([replace(1, 1, "BETA"), insert(3, "delta")]));
 
@@ -54,7 +53,7 @@ describe("PATCH /documents/{documentId}/content: rule 1, a current base", () => 
   });
 
   it("applies inserts, replaces and deletes of one list against the base lines", async () => {
-    const id = await newDocument(t.app, "a\nb\nc\nd\ne");
+    const id = (await createDocument(t.app, { title: "Notes", content: "a\nb\nc\nd\ne" })).id;
 
     const response = await patchContent(t.app, id, {
       ...body([insert(0, "start"), remove(0, 1), replace(2, 2, "C", "D", "D2"), insert(5, "end")]),
@@ -66,7 +65,7 @@ describe("PATCH /documents/{documentId}/content: rule 1, a current base", () => 
   });
 
   it("answers with the next version after a PUT, a rename and earlier patches", async () => {
-    const id = await newDocument(t.app, "x");
+    const id = (await createDocument(t.app, { title: "Notes", content: "x" })).id;
     await t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title: "Notes", content: TEXT } });
     await t.app.inject({ method: "PATCH", url: `${DOCUMENTS}/${id}/title`, payload: { title: "Renamed", expectedVersion: 2 } });
 
@@ -81,14 +80,14 @@ describe("PATCH /documents/{documentId}/content: the empty text is one empty lin
   const EMPTY = checksumOf("");
 
   it("turns a text whose every line was deleted into the empty text", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     expectAccepted(await patchContent(t.app, id, body([remove(0, 3)])), 2, []);
     expect((await readDocument(t.app, id)).content).toBe("");
   });
 
   it("lets a replace of line 0 fill the empty text left by deleting every line", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, body([remove(0, 3)])), 2, []);
 
     const response = await patchContent(t.app, id, body([replace(0, 1, "x")], { baseVersion: 2, checksum: EMPTY, seq: 2 }));
@@ -98,8 +97,8 @@ describe("PATCH /documents/{documentId}/content: the empty text is one empty lin
   });
 
   it("treats a created empty text and one left by deleting every line alike", async () => {
-    const created = await newDocument(t.app, "");
-    const emptied = await newDocument(t.app, TEXT);
+    const created = (await createDocument(t.app, { title: "Notes", content: "" })).id;
+    const emptied = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, emptied, body([remove(0, 3)])), 2, []);
 
     const fromCreated = await patchContent(t.app, created, body([insert(0, "x")], { checksum: EMPTY, seq: 2 }));
@@ -112,7 +111,7 @@ describe("PATCH /documents/{documentId}/content: the empty text is one empty lin
   });
 
   it("records the deletion of every line so that the stored history rebuilds the same text after a restart", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, body([remove(0, 3)], { milestone: true })), 2, []);
     expectAccepted(await patchContent(t.app, id, body([insert(0, "x")], { baseVersion: 2, checksum: EMPTY, seq: 2 })), 3, []);
     const served = (await readDocument(t.app, id)).content;
@@ -128,7 +127,7 @@ describe("PATCH /documents/{documentId}/content: the empty text is one empty lin
   });
 
   it("answers a stale client the deletion of every line as a replace by the one empty line", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, body([remove(0, 3)])), 2, []);
 
     const response = await patchContent(t.app, id, body([insert(0, "top")], { clientId: "client-b" }));
@@ -140,7 +139,7 @@ describe("PATCH /documents/{documentId}/content: the empty text is one empty lin
 
 describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does not fit", () => {
   it("answers 422 when the checksum of a current base does not match, and writes nothing", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, body([replace(0, 1, "A")], { checksum: checksumOf("alpha\nbeta") }));
 
@@ -149,7 +148,7 @@ describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does 
   });
 
   it("answers 422 when the checksum of a stale base does not match that base's text", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, body([replace(0, 1, "A")])), 2, []);
 
     // The checksum of the current text is not the checksum of base version 1.
@@ -160,7 +159,7 @@ describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does 
   });
 
   it("answers 422 when a range of a current base reaches past the end of the text", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, body([replace(2, 2, "G")]));
 
@@ -169,7 +168,7 @@ describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does 
   });
 
   it("answers 422 when an insert of a current base lies beyond the append position", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, body([insert(4, "far")]));
 
@@ -177,7 +176,7 @@ describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does 
   });
 
   it("answers 422 when a range of a stale base lies outside that base, although it would fit the longer current text", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, body([insert(3, "delta", "epsilon")])), 2, []);
 
     const response = await patchContent(t.app, id, body([replace(3, 1, "D")], { seq: 2 }));
@@ -187,7 +186,7 @@ describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does 
   });
 
   it("answers 422 when an insert of a stale base lies beyond that base's append position", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, body([insert(3, "delta")])), 2, []);
 
     const response = await patchContent(t.app, id, body([insert(4, "far")], { seq: 2 }));
@@ -196,7 +195,7 @@ describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does 
   });
 
   it("answers 422 when the base version is ahead of the head", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, body([replace(0, 1, "A")], { baseVersion: 2 }));
 
@@ -204,7 +203,7 @@ describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does 
   });
 
   it("answers 422 when the base version is 0", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, body([insert(0, "A")], { baseVersion: 0, checksum: checksumOf("") }));
 
@@ -214,7 +213,7 @@ describe("PATCH /documents/{documentId}/content: rule 4, 422 when the base does 
 
 describe("PATCH /documents/{documentId}/content: milestones and the sender", () => {
   it("makes the new version a milestone, which GET …/history shows with its text, clientId and displayName", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     t.clock.advance(1000);
 
     const response = await patchContent(t.app, id, body([replace(0, 1, "A")], { milestone: true, clientId: "c-7f3a", displayName: "Ann" }));
@@ -251,7 +250,7 @@ describe("PATCH /documents/{documentId}/content: milestones and the sender", () 
   });
 
   it("records a milestone with the text unchanged for an empty op list with milestone: true", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, body([replace(0, 1, "A")])), 2);
 
     const response = await patchContent(t.app, id, body([], { baseVersion: 2, checksum: checksumOf("A\nbeta\ngamma"), seq: 2, milestone: true, displayName: "Bo" }));
@@ -266,7 +265,7 @@ describe("PATCH /documents/{documentId}/content: milestones and the sender", () 
   });
 
   it("records a milestone for an empty op list with milestone: true on a stale base, answering the foreign ops", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expectAccepted(await patchContent(t.app, id, body([replace(0, 1, "A")])), 2);
 
     const response = await patchContent(t.app, id, body([], { clientId: "client-b", milestone: true }));
@@ -276,7 +275,7 @@ describe("PATCH /documents/{documentId}/content: milestones and the sender", () 
   });
 
   it("answers 400 for an empty op list without milestone, and writes nothing", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     expectProblem(await patchContent(t.app, id, body([])), "invalid-request", contentUrl(id), "ops must not be empty unless milestone is true");
     expectProblem(await patchContent(t.app, id, body([], { milestone: false })), "invalid-request", contentUrl(id), "ops must not be empty unless milestone is true");
@@ -286,7 +285,7 @@ describe("PATCH /documents/{documentId}/content: milestones and the sender", () 
 
 describe("PATCH /documents/{documentId}/content: fields the rules ignore", () => {
   it("ignores an unknown field of the body and of an op", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, { ...body([]), colour: "red", ops: [{ op: "replace", index: 0, count: 1, lines: ["A"], note: "x" }] });
 
@@ -295,7 +294,7 @@ describe("PATCH /documents/{documentId}/content: fields the rules ignore", () =>
   });
 
   it("ignores the count of an insert and the lines of a delete", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, body([{ op: "insert", index: 0, count: 2, lines: ["top"] }, { op: "delete", index: 1, count: 1, lines: ["ignored"] }]));
 
@@ -358,7 +357,7 @@ describe("PATCH /documents/{documentId}/content: 400 for a request the rules ref
   ];
 
   it.each(cases)("answers 400 for %s, and writes nothing", async (_name, make, detail) => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, make());
 
@@ -367,7 +366,7 @@ describe("PATCH /documents/{documentId}/content: 400 for a request the rules ref
   });
 
   it("accepts a clientId and a displayName of exactly 64 characters, and records both", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     const clientId = "c".repeat(64);
     const displayName = "😀".repeat(32);
 
@@ -376,7 +375,7 @@ describe("PATCH /documents/{documentId}/content: 400 for a request the rules ref
   });
 
   it("answers 400 for a line with a lone surrogate, which is not well-formed Unicode", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     const json = JSON.stringify(body([insert(0, "x")])).replace('"x"', '"\\ud800"');
 
     const response = await t.app.inject({ method: "PATCH", url: contentUrl(id), headers: { "content-type": "application/json" }, payload: json });
@@ -385,7 +384,7 @@ describe("PATCH /documents/{documentId}/content: 400 for a request the rules ref
   });
 
   it("answers 400 for a request without a body", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await t.app.inject({ method: "PATCH", url: contentUrl(id) });
 
@@ -393,7 +392,7 @@ describe("PATCH /documents/{documentId}/content: 400 for a request the rules ref
   });
 
   it("answers 400 for a body that is not JSON", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await t.app.inject({ method: "PATCH", url: contentUrl(id), headers: { "content-type": "application/json" }, payload: "{ops:" });
 
@@ -413,7 +412,7 @@ describe("PATCH /documents/{documentId}/content: the document", () => {
   });
 
   it("answers 404 for a deleted document, and writes nothing", async () => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     expect((await t.app.inject({ method: "DELETE", url: `${DOCUMENTS}/${id}` })).statusCode).toBe(204);
 
     const response = await patchContent(t.app, id, body([replace(0, 1, "A")], { baseVersion: 2 }));
@@ -429,7 +428,7 @@ describe("PATCH /documents/{documentId}/content: the document", () => {
   });
 
   it("answers 400 for a UUID with a urn:uuid: prefix, which is not the canonical form", async () => {
-    const urn = `urn:uuid:${await newDocument(t.app, TEXT)}`;
+    const urn = `urn:uuid:${(await createDocument(t.app, { title: "Notes", content: TEXT })).id}`;
     const response = await patchContent(t.app, urn, body([replace(0, 1, "A")]));
 
     expectProblem(response, "invalid-request", contentUrl(urn), 'params.documentId: must match format "uuid"');
@@ -440,7 +439,7 @@ describe("PATCH /documents/{documentId}/content: the document", () => {
     ["seq", 2 ** 53, "body.seq: must be <= 9007199254740991"],
     ["baseVersion", 2 ** 53, "body.baseVersion: must be <= 9007199254740991"],
   ])("answers 400 for %s = %d, beyond what a JavaScript number carries exactly", async (field, value, detail) => {
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
 
     const response = await patchContent(t.app, id, bodyWith(field, value));
 
@@ -456,7 +455,7 @@ describe("PATCH /documents/{documentId}/content: the size limit", () => {
   });
 
   it("answers 413 when the patched content would exceed max-content-bytes, and writes nothing", async () => {
-    const id = await newDocument(t.app, "0123456789");
+    const id = (await createDocument(t.app, { title: "Notes", content: "0123456789" })).id;
 
     const response = await patchContent(t.app, id, { ...body([insert(1, "abcdefghij")]), checksum: checksumOf("0123456789") });
 
@@ -465,7 +464,7 @@ describe("PATCH /documents/{documentId}/content: the size limit", () => {
   });
 
   it("answers 413 for a request body far larger than the service accepts", async () => {
-    const id = await newDocument(t.app, "0123456789");
+    const id = (await createDocument(t.app, { title: "Notes", content: "0123456789" })).id;
 
     const response = await patchContent(t.app, id, { ...body([insert(1, "x".repeat(100_000))]), checksum: checksumOf("0123456789") });
 
@@ -473,7 +472,7 @@ describe("PATCH /documents/{documentId}/content: the size limit", () => {
   });
 
   it("accepts a patched content of exactly max-content-bytes, counted in UTF-8 bytes", async () => {
-    const id = await newDocument(t.app, "0123456789");
+    const id = (await createDocument(t.app, { title: "Notes", content: "0123456789" })).id;
 
     // "ä" is two UTF-8 bytes: 10 + 1 (the newline) + 9 = 20 bytes.
     const response = await patchContent(t.app, id, { ...body([insert(1, "ääää-")]), checksum: checksumOf("0123456789") });
@@ -486,7 +485,7 @@ describe("PATCH /documents/{documentId}/content: the size limit", () => {
 describe("PATCH /documents/{documentId}/content: rule 7, content and title patches of one document are serialized", () => {
   it("gives concurrent content and title patches dense versions and a consistent final state", async () => {
     const lines = Array.from({ length: 8 }, (_, k) => `line ${k}`);
-    const id = await newDocument(t.app, lines.join("\n"));
+    const id = (await createDocument(t.app, { title: "Notes", content: lines.join("\n") })).id;
     const base = { baseVersion: 1, checksum: checksumOf(lines.join("\n")) };
 
     const responses = await Promise.all([

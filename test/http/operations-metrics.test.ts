@@ -1,7 +1,8 @@
+import { createDocument } from "../support/http-expect.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeTaiga } from "../support/fake-taiga.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
-import { checksumOf, newDocument, patchContent, replace } from "../support/content-patch.js";
+import { checksumOf, patchContent, replace } from "../support/content-patch.js";
 
 // GET /metrics: Prometheus text from one registry per app, moving with real requests, with label
 // values from bounded sets only (route templates, never ids).
@@ -41,7 +42,7 @@ const TEXT = "alpha\nbeta\ngamma";
 describe("GET /metrics", () => {
   it("counts requests, patches by outcome, commits and feed answers, labelled by route templates only", async () => {
     const t = await app();
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     const base = { baseVersion: 1, checksum: checksumOf(TEXT), clientId: "c", displayName: "Ann" };
     expect((await patchContent(t.app, id, { ...base, seq: 1, ops: [replace(0, 1, "ALPHA")] })).statusCode).toBe(200);
     // The same base again: rebased over version 2 (shifted); then its resend (repeat).
@@ -113,7 +114,7 @@ describe("GET /metrics", () => {
 
   it("counts compaction runs and the versions they dropped", async () => {
     const t = await app();
-    const id = await newDocument(t.app, TEXT);
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
     for (let seq = 1; seq <= 3; seq++) {
       const head = await t.app.inject({ method: "GET", url: `/api/v1/documents/${id}` });
       const { version, content } = head.json<{ version: number; content: string }>();

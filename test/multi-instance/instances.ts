@@ -99,22 +99,10 @@ export class Cluster {
   }
 }
 
-/**
- * Polls `condition` until it holds, yielding to the event loop between checks; gives up after
- * `maxMs` or 100,000 checks, whichever comes first, and says what it waited for.
- */
-export async function until(what: string, condition: () => boolean, maxMs = 5_000): Promise<void> {
-  const deadline = performance.now() + maxMs;
-  for (let check = 0; check < 100_000; check++) {
-    if (condition()) return;
-    if (performance.now() > deadline) break;
-    await new Promise<void>((resolve) => setTimeout(resolve, 1));
-  }
-  if (!condition()) throw new Error(`gave up after ${maxMs} ms waiting for ${what}`);
-}
-
 /** Terminates one backend of the test server, as a network failure or a DBA would. */
 export async function terminateBackend(pid: number): Promise<void> {
   const { rows } = await withAdminClient((client) => client.query<{ terminated: boolean }>("SELECT pg_terminate_backend($1) AS terminated", [pid]));
   if (rows[0]?.terminated !== true) throw new Error(`backend ${pid} was not terminated`);
 }
+
+export { until } from "../support/wait-until.js";

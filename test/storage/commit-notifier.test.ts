@@ -1,3 +1,4 @@
+import { until } from "../support/wait-until.js";
 import { randomUUID } from "node:crypto";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -75,16 +76,6 @@ class RecordingListener {
   reset(): void {
     this.resets += 1;
   }
-}
-
-/** Polls `check` with a deadline; fails naming what it waited for. */
-async function until(what: string, check: () => boolean, maxMs = 5_000): Promise<void> {
-  const deadline = performance.now() + maxMs;
-  for (let round = 0; round < 100_000 && !check(); round++) {
-    if (performance.now() > deadline) throw new Error(`gave up after ${maxMs} ms waiting for ${what}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 2));
-  }
-  if (!check()) throw new Error(`gave up waiting for ${what}`);
 }
 
 describe("the commit payload", () => {

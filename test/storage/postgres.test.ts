@@ -1,3 +1,4 @@
+import { until } from "../support/wait-until.js";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { COMPACTION_LOCK_CLASS, PostgresStore } from "../../src/storage/postgres/postgres-store.js";
@@ -51,15 +52,6 @@ function stageOnly(stage: (tx: DocumentTransaction) => void): (tx: DocumentTrans
   };
 }
 
-/** Polls `check` until it holds; fails after `timeoutMs`. */
-async function eventually(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 class RecordingListener {
   readonly commits: CommitNotice[] = [];
   resets = 0;
@@ -111,7 +103,7 @@ describePostgres("PostgresStore", () => {
       const id = randomUUID();
       await appendNext(b, id);
       await appendNext(b, id);
-      await eventually("both notices", () => listener.saw(id, 1) && listener.saw(id, 2));
+      await until("both notices", () => listener.saw(id, 1) && listener.saw(id, 2));
       expect(listener.commits.filter((notice) => notice.documentId === id)).toEqual([
         { documentId: id, version: 1 },
         { documentId: id, version: 2 },
@@ -126,7 +118,7 @@ describePostgres("PostgresStore", () => {
       a.watchCommits(stays);
       const id = randomUUID();
       await appendNext(b, id);
-      await eventually("the remaining listener's notice", () => stays.saw(id, 1));
+      await until("the remaining listener's notice", () => stays.saw(id, 1));
       expect(gone.commits).toEqual([]);
     });
 
@@ -137,11 +129,11 @@ describePostgres("PostgresStore", () => {
       const killed = a.listenerPid();
       expect(killed).toBeTypeOf("number");
       await withAdminClient((client) => client.query("SELECT pg_terminate_backend($1)", [killed]));
-      await eventually("the listener's reset", () => listener.resets === 1);
+      await until("the listener's reset", () => listener.resets === 1);
       expect(a.listenerPid()).not.toBe(killed);
       const id = randomUUID();
       await appendNext(b, id);
-      await eventually("a notice after the reconnect", () => listener.saw(id, 1));
+      await until("a notice after the reconnect", () => listener.saw(id, 1));
     });
 
     it("closes promptly while its LISTEN connection is reconnecting", async () => {

@@ -29,13 +29,6 @@ export const remove = (index: number, count: number): WireOp => ({ op: "delete",
 
 export const contentUrl = (id: string) => `${DOCUMENTS}/${id}/content`;
 
-/** Creates a document and returns its id (version 1). */
-export async function newDocument(app: FastifyInstance, content: string, title = "Notes"): Promise<string> {
-  const response = await app.inject({ method: "POST", url: DOCUMENTS, payload: { title, content } });
-  expect(response.statusCode).toBe(201);
-  return response.json<{ id: string }>().id;
-}
-
 /** Sends a content patch (any JSON body, so that invalid ones can be sent too). */
 export function patchContent(app: FastifyInstance, id: string, body: unknown): Promise<LightMyRequestResponse> {
   return app.inject({ method: "PATCH", url: contentUrl(id), payload: body as object });
