@@ -6,7 +6,7 @@ import { toLineOperation, type NormalizedOp } from "../core/normalized-op.js";
 import { rebuildAfterPatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
 import { Backoff, abortError, sleep } from "./backoff.js";
-import { adoptPersisted, carryOver, toPersisted, type Inflight } from "./carry-over.js";
+import { adoptPersisted, carryOver, mergeMineWins, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
 import { FolioError, isTransient } from "./errors.js";
 import { Emitter } from "./events.js";
@@ -305,7 +305,7 @@ export class LiveDocumentImpl implements LiveDocument {
       const theirs = since.ok ? applyOps(patch.base.lines, since.ops) : since;
       if (!theirs.ok) throw new Error(`a 409's opsSinceBase do not fit the base: ${theirs.message}`);
       this.milestones.unshift(...patch.milestones);
-      await this.conflict({ version: answer.conflict.currentVersion, lines: theirs.lines });
+      await this.conflict(patch.base.lines, { version: answer.conflict.currentVersion, lines: theirs.lines }, since.ok ? since.ops : undefined);
     }
     await this.persist();
     this.updateStatus();
@@ -401,23 +401,31 @@ export class LiveDocumentImpl implements LiveDocument {
   private async moveBase(from: readonly string[], target: Snapshot, remoteOps?: readonly NormalizedOp[]): Promise<void> {
     const carried = carryOver(from, this.local, target.lines, remoteOps);
     if (!carried) {
-      await this.conflict(target);
+      await this.conflict(from, target, remoteOps);
       return;
     }
     this.confirmed = target;
     this.replaceLocal(carried);
   }
 
-  private async conflict(target: Snapshot): Promise<void> {
+  /**
+   * A true overlap between the local edits (relative to `from`) and the service's text `target`:
+   * the user (or, with no listener, the default "theirs") chooses. "mine" is the service's text with
+   * the local edits over it, the local side winning on the contested lines; it is sent next as a
+   * fresh diff against `target`.
+   */
+  private async conflict(from: readonly string[], target: Snapshot, remoteOps?: readonly NormalizedOp[]): Promise<void> {
     this.updateStatus("conflict");
-    const mineBefore = this.localText;
     const theirs = joinLines(target.lines);
-    const choice = await this.conflicts.ask(theirs, () => this.localText, target.version);
+    const mine = () => mergeMineWins(from, this.local, target.lines, remoteOps);
+    const discarded = this.localText;
+    const choice = await this.conflicts.ask(theirs, () => joinLines(mine()), target.version);
     this.confirmed = target;
-    if (choice.answered === false) this.emitter.emit("error", new ConflictDiscardedError(mineBefore, theirs));
-    if (choice.choice === "theirs") this.replaceLocal(target.lines);
+    if (!choice.answered) this.emitter.emit("error", new ConflictDiscardedError(discarded, theirs));
+    this.replaceLocal(choice.choice === "theirs" ? target.lines : mine());
     this.updateStatus();
   }
+
 
   // ---- small state changes ---------------------------------------------------------------------
 
