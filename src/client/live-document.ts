@@ -130,7 +130,10 @@ export class LiveDocumentImpl implements LiveDocument {
       signal: this.controller.signal,
       waitSeconds: this.options.waitSeconds ?? 25,
       retry: this.options.retry,
-      since: () => this.confirmed.version,
+      // Behind the confirmed version only while the events of foreign versions an answer jumped
+      // over are unseen (a rename between a patch's base and its version): their text part is then
+      // stale and skipped, their events are not.
+      since: () => Math.min(this.confirmed.version, this.eventsSeen),
       deliver: (answer) => this.deliver(answer),
       failing: (failing, error) => {
         this.feedFailing = failing;
@@ -324,6 +327,8 @@ export class LiveDocumentImpl implements LiveDocument {
     // A version the confirmed text has passed already (a resend answered from its receipt after a
     // reopen) is contained in it: the history is linear.
     const target = result.version >= this.confirmed.version ? { version: result.version, lines: rebuilt.lines } : this.confirmed;
+    // Right after the base: no foreign version in between, so no event to catch up on.
+    if (result.version <= patch.base.version + 1 && this.eventsSeen >= patch.base.version) this.eventsSeen = Math.max(this.eventsSeen, result.version);
     await this.moveBase(patch.expected, target);
   }
 
