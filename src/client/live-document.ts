@@ -24,6 +24,7 @@ import type { ChangeFeed, ContentPatchRequest, ContentPatchResult, Document } fr
 export class LiveDocumentImpl extends DocumentState {
   /** Starts the worker and the feed loop. */
   start(): void {
+    this.updateStatus();
     void this.run();
     void runFeed({
       client: this.client,
