@@ -9,7 +9,7 @@ const BCRYPT_HASH = "$2b$04$D/CGBg6htt1f7tl970OFtulvBJl1h1I6qkkO7nKrmZGv1s6LofJi
 const ARGON2ID_HASH = "$argon2id$v=19$m=19456,t=2,p=1$ht866IOHjJSogov9AYLrhg$QGAMTdbShuPVWpTC2fOIEVvGGK6keU2fkMGQIRnkPGc";
 
 const DEFAULTS: Config = {
-  server: { host: "127.0.0.1", port: 8080 },
+  server: { host: "127.0.0.1", port: 8080, trustProxy: false },
   storage: { url: "sqlite:./data/service.db" },
   tracker: { loginType: "ldap", timeoutMs: 10_000 },
   masterPassword: { maxFailures: 5, lockSeconds: 60 },
@@ -17,12 +17,15 @@ const DEFAULTS: Config = {
   history: { pauseSeconds: 300, retentionSeconds: 86_400, compactionIntervalSeconds: 3600 },
   documents: { maxContentBytes: 5_242_880 },
   cors: { origins: [] },
+  log: { level: "info" },
+  metrics: { enabled: true },
 };
 
 const FULL_YAML = `
 server:
   host: 0.0.0.0
   port: 9000
+  trust-proxy: 10.0.0.0/8, 127.0.0.1
 service:
   storage:
     url: sqlite:/var/lib/folio/service.db
@@ -43,14 +46,18 @@ service:
     compaction-interval-seconds: 600
   documents:
     max-content-bytes: 1024
+  metrics:
+    enabled: false
   cors:
     origins:
       - https://editor.example
       - http://localhost:5173/
+log:
+  level: warn
 `;
 
 const FROM_FULL_YAML: Config = {
-  server: { host: "0.0.0.0", port: 9000 },
+  server: { host: "0.0.0.0", port: 9000, trustProxy: ["10.0.0.0/8", "127.0.0.1"] },
   storage: { url: "sqlite:/var/lib/folio/service.db" },
   tracker: { apiUrl: "https://tracker.example/api/v1", webUrl: "https://tracker.example", loginType: "normal", timeoutMs: 2500 },
   masterPassword: { hash: BCRYPT_HASH, maxFailures: 3, lockSeconds: 120 },
@@ -58,6 +65,8 @@ const FROM_FULL_YAML: Config = {
   history: { pauseSeconds: 60, retentionSeconds: 3600, compactionIntervalSeconds: 600 },
   documents: { maxContentBytes: 1024 },
   cors: { origins: ["https://editor.example", "http://localhost:5173"] },
+  log: { level: "warn" },
+  metrics: { enabled: false },
 };
 
 let dir: string;
@@ -143,7 +152,7 @@ describe("loadConfig: YAML file and environment", () => {
 
     expect(config).toEqual({
       ...FROM_FULL_YAML,
-      server: { host: "0.0.0.0", port: 9100 },
+      server: { host: "0.0.0.0", port: 9100, trustProxy: ["10.0.0.0/8", "127.0.0.1"] },
       tracker: { ...FROM_FULL_YAML.tracker, timeoutMs: 700 },
       masterPassword: { ...FROM_FULL_YAML.masterPassword, hash: ARGON2ID_HASH },
       cors: { origins: ["https://a.example", "https://b.example"] },
@@ -153,14 +162,14 @@ describe("loadConfig: YAML file and environment", () => {
   it("ignores an empty variable, so the file or the default holds", () => {
     const config = loadConfig({ env: { SERVER_PORT: "", SERVER_HOST: "" }, file: yamlFile("server:\n  port: 9000\n") });
 
-    expect(config.server).toEqual({ host: "127.0.0.1", port: 9000 });
+    expect(config.server).toEqual({ host: "127.0.0.1", port: 9000, trustProxy: false });
   });
 
   it("accepts the aliases HOST, PORT and DATABASE_URL", () => {
     const config = loadConfig({ env: { HOST: "::1", PORT: "3000", DATABASE_URL: "postgres://folio@db.example:5432/folio" }, file: null });
 
     expect({ server: config.server, storage: config.storage }).toEqual({
-      server: { host: "::1", port: 3000 },
+      server: { host: "::1", port: 3000, trustProxy: false },
       storage: { url: "postgres://folio@db.example:5432/folio" },
     });
   });
@@ -282,12 +291,61 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
     );
   });
 
+  it("reads server.trust-proxy as true, false or addresses, and refuses anything else", () => {
+    expect(fromEnv({ SERVER_TRUST_PROXY: "true" })().server.trustProxy).toBe(true);
+    expect(fromEnv({ SERVER_TRUST_PROXY: "FALSE" })().server.trustProxy).toBe(false);
+    expect(fromEnv({ SERVER_TRUST_PROXY: "::1, 192.168.0.0/16" })().server.trustProxy).toEqual(["::1", "192.168.0.0/16"]);
+    expect(errorOf(fromEnv({ SERVER_TRUST_PROXY: "yes" }))).toBe('server.trust-proxy (SERVER_TRUST_PROXY): "yes" is not true, false, an IP address or a CIDR range');
+    expect(errorOf(fromEnv({ SERVER_TRUST_PROXY: "10.0.0.0/33" }))).toBe('server.trust-proxy (SERVER_TRUST_PROXY): "10.0.0.0/33" is not true, false, an IP address or a CIDR range');
+  });
+
+  it("reads service.metrics.enabled as true or false only", () => {
+    expect(fromEnv({ SERVICE_METRICS_ENABLED: "false" })().metrics).toEqual({ enabled: false });
+    expect(errorOf(fromEnv({ SERVICE_METRICS_ENABLED: "0" }))).toBe('service.metrics.enabled (SERVICE_METRICS_ENABLED): "0" is neither true nor false');
+  });
+
   it("refuses an empty login type", () => {
     expect(errorOf(fromEnv({ SERVICE_TRACKER_LOGIN_TYPE: "  " }))).toBe("service.tracker.login-type (SERVICE_TRACKER_LOGIN_TYPE): must not be empty");
   });
 
   it("refuses a mapping where a value belongs", () => {
     expect(errorOf(() => loadConfig({ env: {}, file: yamlFile("server:\n  port:\n    value: 1\n") }))).toBe("server.port: expects a value, found a mapping");
+  });
+
+  it("refuses an unknown key in the file, naming it and the nearest known key", () => {
+    const path = yamlFile("service:\n  master-password:\n    hahs: x\n");
+
+    expect(errorOf(() => loadConfig({ env: {}, file: path }))).toBe(
+      `config file ${path}: unknown key service.master-password.hahs (did you mean service.master-password.hash?)`,
+    );
+  });
+
+  it("refuses an unknown section and an unknown top-level key, even when the environment sets every value", () => {
+    const section = yamlFile("service:\n  storrage:\n    url: \"sqlite::memory:\"\n", "section.yaml");
+    const top = yamlFile("port: 9000\n", "top.yaml");
+
+    expect(errorOf(() => loadConfig({ env: { SERVICE_STORAGE_URL: "sqlite::memory:" }, file: section }))).toBe(
+      `config file ${section}: unknown key service.storrage (did you mean service.storage.url?)`,
+    );
+    expect(errorOf(() => loadConfig({ env: {}, file: top }))).toBe(`config file ${top}: unknown key port (did you mean server.port?)`);
+  });
+
+  it("refuses a value where a section belongs and a file that is not a mapping", () => {
+    const value = yamlFile("service: yes\n", "value.yaml");
+    const list = yamlFile("- a\n- b\n", "list.yaml");
+
+    expect(errorOf(() => loadConfig({ env: {}, file: value }))).toBe(`config file ${value}: service expects a mapping of keys`);
+    expect(errorOf(() => loadConfig({ env: {}, file: list }))).toBe(`config file ${list}: expects a mapping of keys at the top`);
+  });
+
+  it("accepts an empty file and an empty section", () => {
+    expect(loadConfig({ env: {}, file: yamlFile("") })).toEqual(DEFAULTS);
+    expect(loadConfig({ env: {}, file: yamlFile("service:\n") })).toEqual(DEFAULTS);
+  });
+
+  it("reads LOG_LEVEL as the key log.level and refuses a level pino does not know", () => {
+    expect(loadConfig({ env: { LOG_LEVEL: "DEBUG" }, file: null }).log.level).toBe("debug");
+    expect(errorOf(fromEnv({ LOG_LEVEL: "verbose" }))).toBe('log.level (LOG_LEVEL): "verbose" is not one of fatal, error, warn, info, debug, trace, silent');
   });
 
   it("refuses a file that is not YAML, naming the file", () => {
@@ -328,6 +386,17 @@ describe("the server with a bad configuration", () => {
       expect(server.rawOutput()).toBe(
         'configuration error: service.tracker.timeout-ms (SERVICE_TRACKER_TIMEOUT_MS): "abc" is not a whole number\n',
       );
+    } finally {
+      server.kill();
+    }
+  });
+
+  it("exits 2 with one line for a bad LOG_LEVEL, not a stack trace", async () => {
+    const server = startProcess("src/server.ts", { LOG_LEVEL: "loud", SERVICE_STORAGE_URL: "sqlite::memory:" }, dir);
+    try {
+      expect(await server.waitForExit(20_000)).toEqual({ code: 2, signal: null });
+      expect(server.lines).toEqual([]);
+      expect(server.rawOutput()).toBe('configuration error: log.level (LOG_LEVEL): "loud" is not one of fatal, error, warn, info, debug, trace, silent\n');
     } finally {
       server.kill();
     }

@@ -8,7 +8,7 @@ export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 /** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */
 const STORAGE_RETRY_SECONDS = 5;
 
-type RenderedCode = ProblemCode | "route-not-found" | "storage-unavailable" | "internal";
+type RenderedCode = ProblemCode | "route-not-found" | "request-timeout" | "headers-too-large" | "storage-unavailable" | "shutting-down" | "internal";
 
 /** The one table of problem kinds: status and title per stable code (listed in the README). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
@@ -19,7 +19,9 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "version-conflict": { status: 409, title: "Version conflict" },
   "document-exists": { status: 409, title: "Document exists" },
   "seq-reused": { status: 409, title: "Sequence number reused with a different body" },
+  "request-timeout": { status: 408, title: "Request timeout" },
   "content-too-large": { status: 413, title: "Content too large" },
+  "headers-too-large": { status: 431, title: "Request headers too large" },
   "checksum-mismatch": { status: 422, title: "Checksum mismatch" },
   "range-outside-text": { status: 422, title: "Range outside the text" },
   "base-unavailable": { status: 422, title: "Base version unavailable" },
@@ -30,8 +32,17 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "tracker-unavailable": { status: 502, title: "Tracker unavailable" },
   "tracker-not-configured": { status: 503, title: "No tracker configured" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  "shutting-down": { status: 503, title: "Shutting down" },
   internal: { status: 500, title: "Internal error" },
 };
+
+/** The problem code each answer was sent with, for the request's log line. */
+const sentProblems = new WeakMap<FastifyReply, RenderedCode>();
+
+/** The problem code `reply` was answered with, when it was a problem. */
+export function problemOf(reply: FastifyReply): string | undefined {
+  return sentProblems.get(reply);
+}
 
 /** Sends a problem+json answer for `code`; `status` overrides the table (an upstream status passed on). */
 export function sendProblem(
@@ -44,6 +55,7 @@ export function sendProblem(
   const entry = PROBLEMS[code];
   const status = extra.status ?? entry.status;
   if (extra.retryAfterSeconds !== undefined) void reply.header("Retry-After", String(extra.retryAfterSeconds));
+  sentProblems.set(reply, code);
   return reply
     .code(status)
     .type("application/problem+json")

@@ -40,11 +40,16 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `script` (relative to the repository root) with exactly `env` plus PATH, in `cwd`, so
+ * Starts `script` (relative to the repository root) with `args`, exactly `env` plus PATH, in `cwd`, so
  * neither the caller's environment nor a service.yaml of the repository leaks in.
  */
-export function startProcess(script: string, env: Record<string, string>, cwd: string): ServerProcess {
-  const child = spawn(process.execPath, tsxNodeArguments(script), {
+export function startProcess(script: string, env: Record<string, string>, cwd: string, args: readonly string[] = []): ServerProcess {
+  return startCommand(process.execPath, [...tsxNodeArguments(script), ...args], env, cwd);
+}
+
+/** Like {@link startProcess}, for any command (`npm start`, `node dist/server.js`). */
+export function startCommand(command: string, args: string[], env: Record<string, string>, cwd: string): ServerProcess {
+  const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["pipe", "pipe", "pipe"],
