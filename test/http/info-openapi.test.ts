@@ -65,8 +65,22 @@ interface Operation {
 interface OpenApiDocument {
   openapi: string;
   info: { version: string };
-  paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, Record<string, unknown>> };
+  paths: Record<string, Record<string, Operation & { operationId?: string }>>;
+  components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, Record<string, unknown>> };
+}
+
+/** The node with every `$ref` to a component schema replaced by that schema (the document names its shapes). */
+function dereference(document: OpenApiDocument, node: unknown, depth = 0): unknown {
+  if (depth > 20 || typeof node !== "object" || node === null) return node;
+  if (Array.isArray(node)) return node.map((child) => dereference(document, child, depth + 1));
+  const ref = (node as { $ref?: unknown }).$ref;
+  if (typeof ref === "string") {
+    const name = ref.replace("#/components/schemas/", "");
+    const target = document.components.schemas[name];
+    if (!target) throw new Error(`dangling $ref ${ref}`);
+    return dereference(document, target, depth + 1);
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, dereference(document, value, depth + 1)]));
 }
 
 async function openApi(): Promise<OpenApiDocument> {
@@ -97,7 +111,7 @@ const STATUSES: [string, string, string[]][] = [
 function operation(document: OpenApiDocument, method: string, path: string): Operation {
   const found = document.paths[path]?.[method];
   if (!found) throw new Error(`the OpenAPI document has no ${method.toUpperCase()} ${path}`);
-  return found;
+  return dereference(document, found) as Operation;
 }
 
 describe("GET /api/v1/openapi.json", () => {

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { toLineOperation } from "../../core/normalized-op.js";
 import type { ContentPatcher } from "../../service/patch-content.js";
-import { ProblemDetailSchema } from "../problem-details.js";
-import { ContentConflict, ContentPatchRequest, ContentPatchResult } from "./content.schemas.js";
-import { DocumentIdParams } from "./documents.schemas.js";
+import { ContentConflict, ContentPatchRequest, ContentPatchResult } from "../../api/content.js";
+import { DocumentIdParams } from "../../api/documents.js";
+import { ProblemDetailSchema } from "../../api/problem.js";
 
 const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
 
@@ -14,6 +14,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
     {
       schema: {
         tags: ["documents"],
+        operationId: "patchContent",
         summary: "Apply a line diff; a stale base is shifted, a true overlap is a 409 ContentConflict",
         params: DocumentIdParams,
         body: ContentPatchRequest,
@@ -38,7 +39,11 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
           .type("application/json; charset=utf-8")
           .send({ currentVersion: outcome.currentVersion, opsSinceBase: outcome.opsSinceBase.map(toLineOperation) });
       }
-      return { version: outcome.version, opsSinceBase: outcome.opsSinceBase.map(toLineOperation) };
+      return {
+        version: outcome.version,
+        opsSinceBase: outcome.opsSinceBase.map(toLineOperation),
+        ...(outcome.checksum !== undefined ? { checksum: outcome.checksum } : {}),
+      };
     },
   );
 };

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { CHECKSUM_PATTERN } from "../../core/checksum.js";
-import { LineOperationSchema } from "../../core/line-operation.js";
-import { Int64 } from "../../api/scalars.js";
+import { CHECKSUM_PATTERN } from "../core/checksum.js";
+import { LineOperationSchema } from "../core/line-operation.js";
+import { Int64 } from "./scalars.js";
 
 const int64 = (description: string, minimum = 0) => Int64({ minimum, description });
 
@@ -22,6 +22,13 @@ export const ContentPatchResult = Type.Object(
   {
     version: int64("new document version", 1),
     opsSinceBase: Type.Array(LineOperationSchema, { description: "empty if the base was current; otherwise the foreign ops the submitted ones were shifted by" }),
+    checksum: Type.Optional(
+      Type.String({
+        pattern: CHECKSUM_PATTERN,
+        description:
+          "`sha256:<hex>` of the text after the patch, in the request checksum's format: a client rebuilds that text by the rebuild rule (README, \"Writing a client\") and reloads when its checksum differs",
+      }),
+    ),
   },
   { title: "ContentPatchResult" },
 );
