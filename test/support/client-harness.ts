@@ -1,5 +1,6 @@
 import { createClient, openDocument, type FolioClient, type LiveDocument, type OpenOptions } from "../../src/client/index.js";
 import { recordingFetch, type RecordingFetch } from "./client-fetch.js";
+import { ManualClock } from "./manual-clock.js";
 import { buildTestApp, type TestApp, type TestAppOptions } from "./test-app.js";
 
 /** A real service listening on loopback (port 0) and a client for it: what the client suites run against. */
@@ -11,7 +12,8 @@ export interface ServedApp {
 }
 
 export async function serveTestApp(options: TestAppOptions = {}): Promise<ServedApp> {
-  const t = await buildTestApp(options);
+  // The clients poll, retry and time out on real time: the service's timers must too.
+  const t = await buildTestApp({ clock: new ManualClock(undefined, { realTimers: true }), ...options });
   const baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
   return { t, baseUrl, client: createClient({ baseUrl }), close: () => t.close() };
 }

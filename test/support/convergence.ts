@@ -162,7 +162,7 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
 
     // The history: versions 1 … head, no gap.
     const head = (await plain.getDocument(id)).version;
-    const versions = await options.store.getVersions(id, 0, head);
+    const versions = await options.store.reads(id).versions(0, head);
     if (versions.map((record) => record.version).join() !== Array.from({ length: head }, (_, k) => k + 1).join()) {
       throw new Error(`the history has gaps: ${versions.map((record) => record.version).join()}`);
     }
@@ -171,7 +171,7 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
       const written = versions.filter((record) => record.clientId === clientId).map((record) => record.version);
       const receipted = new Set<number>();
       for (const seq of seqs) {
-        const receipt = await options.store.getReceipt(id, clientId, seq);
+        const receipt = await options.store.reads(id).receipt(clientId, seq);
         const record = receipt && versions[receipt.version - 1];
         if (receipt && record?.clientId === clientId) {
           if (receipted.has(receipt.version)) throw new Error(`two patches of ${clientId} name version ${receipt.version}`);

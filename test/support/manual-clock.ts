@@ -1,4 +1,4 @@
-import type { Clock, Timer } from "../../src/service/clock.js";
+import { systemClock, type Clock, type Timer } from "../../src/service/clock.js";
 
 interface PendingTimer {
   at: number;
@@ -6,18 +6,27 @@ interface PendingTimer {
   callback: () => void;
 }
 
-/** A clock that moves only when a test moves it; its timers fire as it passes their time, in order. */
+/**
+ * A clock that moves only when a test moves it; its timers fire as it passes their time, in order.
+ * With `realTimers` its timers run on the wall clock instead (the time read still moves by hand):
+ * for suites whose clients run on real time over real sockets (retries, polls that must run out),
+ * where no test could move the clock at the right moment.
+ */
 export class ManualClock implements Clock {
   private readonly timers = new Set<PendingTimer>();
   private order = 0;
 
-  constructor(private current = Date.parse("2026-01-05T10:00:00.000Z")) {}
+  constructor(
+    private current = Date.parse("2026-01-05T10:00:00.000Z"),
+    private readonly options: { realTimers?: boolean } = {},
+  ) {}
 
   now(): number {
     return this.current;
   }
 
   timer(ms: number, callback: () => void): Timer {
+    if (this.options.realTimers) return systemClock.timer(ms, callback);
     const timer = { at: this.current + Math.max(0, ms), order: this.order++, callback };
     this.timers.add(timer);
     return { cancel: () => this.timers.delete(timer) };
