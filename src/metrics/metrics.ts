@@ -107,7 +107,7 @@ export function createMetrics(sources: { services: Services; store: Store; clock
       this.set(services.hub.stats().waiters);
     },
   });
-  const cache = () => services.documents.writer.cache.stats();
+  const cache = () => services.writer.cache.stats();
   new Gauge({ name: "folio_head_cache_entries", help: "Documents whose head the cache holds", registers, collect() { this.set(cache().entries); } });
   new Gauge({
     name: "folio_head_cache_characters",

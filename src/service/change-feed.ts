@@ -3,7 +3,9 @@ import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, Store, VersionSummary } from "../storage/store.js";
 import type { ChangeHub, WakeReason } from "./change-hub.js";
 import type { Clock } from "./clock.js";
-import { documentNotFound, type DocumentService } from "./documents.js";
+import { documentNotFound } from "./documents.js";
+import type { HeadTexts } from "./document-text.js";
+import type { HistoryPolicy } from "./history-policy.js";
 import type { ServiceEvents } from "./observer.js";
 
 /** One recorded version as the feed reports it. */
@@ -36,7 +38,8 @@ export interface Departure {
 
 export interface ChangeFeedOptions {
   store: Store;
-  documents: DocumentService;
+  texts: HeadTexts;
+  policy: HistoryPolicy;
   hub: ChangeHub;
   clock: Clock;
   maxWaitSeconds: number;
@@ -121,13 +124,13 @@ export class ChangeFeed {
 
   /** What is new since `since` right now, or `undefined` when nothing is. */
   private async read(id: string, since: number): Promise<ChangeFeedView | undefined> {
-    const { store, documents } = this.options;
+    const { store, texts } = this.options;
     const head = await store.reads(id).document();
     if (!head) throw documentNotFound(id);
     if (since === head.version) return undefined;
     const fullText = async (events: ChangeEventView[]): Promise<ChangeFeedView> => ({
       currentVersion: head.version,
-      content: await documents.headText(head),
+      content: await texts.headText(head),
       events,
     });
     if (since > head.version) return fullText([]);
@@ -136,7 +139,7 @@ export class ChangeFeed {
     if (reused) return reused;
     // The versions since `since` (and `since` itself, for its compaction) from memory when the
     // writer's cache holds this head; from the store otherwise.
-    const inMemory = documents.recentVersions(head, Math.max(0, since - 1));
+    const inMemory = texts.recentVersions(head, Math.max(0, since - 1));
     const records = inMemory ? inMemory.filter((record) => record.version > since) : await store.reads(id).versions(since, head.version);
     const events = records.map(eventOf);
     if (since === 0) return fullText(events);
@@ -161,7 +164,7 @@ export class ChangeFeed {
     const entry = this.recent.get(id);
     if (!entry || entry.version !== version || this.options.clock.now() - entry.at > REUSE_MS) return undefined;
     const kept = entry.answers.get(since);
-    return kept && kept.oldest >= this.options.documents.retentionCutoff() ? kept.answer : undefined;
+    return kept && kept.oldest >= this.options.policy.cutoff() ? kept.answer : undefined;
   }
 
   private remember(id: string, version: number, since: number, oldest: number, answer: ChangeFeedView): void {

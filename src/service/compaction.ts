@@ -1,13 +1,14 @@
 import type { CompactionResult, Store } from "../storage/store.js";
 import type { Clock, Timer } from "./clock.js";
-import type { DocumentService } from "./documents.js";
+import type { DocumentWriter } from "./document-writer.js";
+import type { HistoryPolicy } from "./history-policy.js";
 import type { ServiceEvents } from "./observer.js";
 
 export interface CompactionOptions {
   store: Store;
-  documents: DocumentService;
+  writer: DocumentWriter;
+  policy: HistoryPolicy;
   clock: Clock;
-  retentionSeconds: number;
   intervalSeconds: number;
   /** Told when a scheduled run fails; the next run tries again. */
   onError?: (error: unknown) => void;
@@ -27,11 +28,11 @@ export class Compactor {
 
   /** One compaction run. */
   async runOnce(): Promise<CompactionResult & { snapshots: number }> {
-    const { store, documents, clock } = this.options;
+    const { store, writer, policy } = this.options;
     const started = performance.now();
-    const cutoff = clock.now() - this.options.retentionSeconds * 1000;
+    const cutoff = policy.cutoff();
     const ids = await store.documentsNeedingSnapshot(cutoff);
-    for (const id of ids) await documents.writer.submit(id, (doc) => doc.writeSnapshot());
+    for (const id of ids) await writer.submit(id, (doc) => doc.writeSnapshot());
     const result = await store.compact(cutoff);
     this.options.events?.compaction({ ran: result.ran, versions: result.versions, seconds: (performance.now() - started) / 1000 });
     return { ...result, snapshots: ids.length };

@@ -1,6 +1,8 @@
 import { applyOps } from "../core/apply-ops.js";
 import { joinLines, splitLines } from "../core/lines.js";
-import type { DocumentReads } from "../storage/store.js";
+import type { DocumentReads, DocumentRecord, Store, VersionSummary } from "../storage/store.js";
+import { recentAfter, type HeadCache } from "./head-cache.js";
+import type { HistoryPolicy } from "./history-policy.js";
 
 /** The reads a text rebuild needs: a store's reads, a document transaction, or a working document. */
 export type TextSource = Pick<DocumentReads, "fullTextAtOrBefore" | "versions">;
@@ -29,4 +31,34 @@ export async function rebuildText(source: TextSource, version: number): Promise<
     lines = applied.lines;
   }
   return { text: joinLines(lines), lines, basisVersion: basis.version };
+}
+
+/**
+ * The reads of a document's newest text and recent versions outside a write: from the writer's
+ * head cache while it holds the head, from the store otherwise.
+ */
+export class HeadTexts {
+  constructor(
+    private readonly store: Store,
+    private readonly cache: HeadCache,
+    private readonly policy: HistoryPolicy,
+  ) {}
+
+  /** The exact newest text, from the cache when it holds this version. */
+  async headText(head: DocumentRecord): Promise<string> {
+    const cached = this.cache.get(head.id, head.version);
+    if (cached) return cached.text;
+    const rebuilt = await rebuildText(this.store.reads(head.id), head.version);
+    if (!rebuilt) throw new Error(`the newest text of document ${head.id} cannot be rebuilt`);
+    return rebuilt.text;
+  }
+
+  /**
+   * The versions in `(after, head.version]` from memory, when the cache holds this head and reaches
+   * back that far (and not past the retention cutoff); `undefined` sends the caller to the store.
+   */
+  recentVersions(head: DocumentRecord, after: number): VersionSummary[] | undefined {
+    const cached = this.cache.get(head.id, head.version);
+    return cached && recentAfter(cached, after, this.policy.cutoff());
+  }
 }

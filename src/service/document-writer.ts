@@ -22,6 +22,9 @@ interface Queued {
 /** Called after a batch of one document committed, with the new head version. */
 export type CommittedListener = (documentId: string, version: number) => void;
 
+/** The head cache's budget, in characters of texts and versions together. */
+export const HEAD_CACHE_CHARACTERS = 256 * 1024 * 1024;
+
 // Enough to amortize one durable commit over many patches, small enough to keep latency flat.
 const MAX_BATCH = 256;
 
@@ -34,17 +37,15 @@ const MAX_BATCH = 256;
 export class DocumentWriter {
   private readonly queues = new Map<string, Queued[]>();
   private readonly draining = new Map<string, Promise<void>>();
-  readonly cache: HeadCache;
 
   constructor(
     private readonly store: Store,
     private readonly policy: WritePolicy,
     private readonly onCommitted: CommittedListener,
-    cacheCharacters = 256 * 1024 * 1024,
+    /** The hot documents' newest texts and versions: the writer keeps it current, the text reads read it. */
+    readonly cache: HeadCache = new HeadCache(HEAD_CACHE_CHARACTERS),
     private readonly events?: ServiceEvents,
-  ) {
-    this.cache = new HeadCache(cacheCharacters);
-  }
+  ) {}
 
   submit<T>(id: string, command: WriteCommand<T>, hints: WriteHints = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {

@@ -1,14 +1,9 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { diffLines } from "../core/diff-lines.js";
 import { splitLines } from "../core/lines.js";
-import type { Sha256Hex } from "../core/checksum.js";
-import type { Config } from "../config.js";
-import type { DocumentRecord, Store, VersionRecord, VersionSummary } from "../storage/store.js";
-import type { Clock } from "./clock.js";
-import type { ServiceEvents } from "./observer.js";
-import { DocumentWriter, type CommittedListener, type WriteCommand } from "./document-writer.js";
-import { recentAfter } from "./head-cache.js";
-import { rebuildText } from "./document-text.js";
+import type { DocumentRecord, Store, VersionRecord } from "../storage/store.js";
+import type { DocumentWriter, WriteCommand } from "./document-writer.js";
+import { rebuildText, type HeadTexts } from "./document-text.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
 
@@ -34,42 +29,26 @@ export interface HistoryEntryView {
   displayName?: string;
 }
 
-const nodeSha256: Sha256Hex = (text) => createHash("sha256").update(text, "utf8").digest("hex");
-
 export interface DocumentServiceOptions {
   store: Store;
-  clock: Clock;
-  config: Pick<Config, "history" | "documents">;
-  /** Told about every commit, after it is durable (the change feed listens here). */
-  onCommitted?: CommittedListener;
-  events?: ServiceEvents;
+  /** The one way into a document's history (built by the composition root, services.ts). */
+  writer: DocumentWriter;
+  texts: HeadTexts;
+  maxContentBytes: number;
 }
 
-/** The document use cases. Every write goes through one {@link DocumentWriter}. */
+/** The document use cases. Every write goes through the one {@link DocumentWriter}. */
 export class DocumentService {
-  readonly writer: DocumentWriter;
   private readonly store: Store;
+  private readonly writer: DocumentWriter;
+  private readonly texts: HeadTexts;
   private readonly maxContentBytes: number;
-  private readonly clock: Clock;
-  private readonly retentionMs: number;
 
   constructor(options: DocumentServiceOptions) {
     this.store = options.store;
-    this.maxContentBytes = options.config.documents.maxContentBytes;
-    this.clock = options.clock;
-    this.retentionMs = options.config.history.retentionSeconds * 1000;
-    this.writer = new DocumentWriter(
-      options.store,
-      {
-        now: () => options.clock.now(),
-        sha256: nodeSha256,
-        pauseMs: options.config.history.pauseSeconds * 1000,
-        retentionMs: options.config.history.retentionSeconds * 1000,
-      },
-      (id, version) => options.onCommitted?.(id, version),
-      undefined,
-      options.events,
-    );
+    this.writer = options.writer;
+    this.texts = options.texts;
+    this.maxContentBytes = options.maxContentBytes;
   }
 
   async create(input: { title: string; content: string }): Promise<DocumentView> {
@@ -165,11 +144,6 @@ export class DocumentService {
     return entries;
   }
 
-  /** Waits for queued writes, so nothing acknowledged is lost at shutdown. */
-  async close(): Promise<void> {
-    await this.writer.idle();
-  }
-
   /** Runs a write on an existing document: 404 for an unknown (or, unless allowed, deleted) one. */
   write<T>(id: string, command: (doc: WorkingDocument, head: DocumentRecord) => Promise<T>, options = { allowDeleted: false }): Promise<T> {
     const run: WriteCommand<T> = async (doc) => {
@@ -190,27 +164,8 @@ export class DocumentService {
     return splitLines(content);
   }
 
-  /**
-   * The versions in `(after, head.version]` from memory, when the cache holds this head and reaches
-   * back that far; `undefined` sends the caller to the store.
-   */
-  recentVersions(head: DocumentRecord, after: number): VersionSummary[] | undefined {
-    const cached = this.writer.cache.get(head.id, head.version);
-    return cached && recentAfter(cached, after, this.retentionCutoff());
-  }
-
-  /** Versions created before this moment may be compacted (their ops dropped) at any time now. */
-  retentionCutoff(): number {
-    return this.clock.now() - this.retentionMs;
-  }
-
-  /** The exact newest text, from the cache when it holds this version. */
-  async headText(head: DocumentRecord): Promise<string> {
-    const cached = this.writer.cache.get(head.id, head.version);
-    if (cached) return cached.text;
-    const rebuilt = await rebuildText(this.store.reads(head.id), head.version);
-    if (!rebuilt) throw new Error(`the newest text of document ${head.id} cannot be rebuilt`);
-    return rebuilt.text;
+  private headText(head: DocumentRecord): Promise<string> {
+    return this.texts.headText(head);
   }
 }
 

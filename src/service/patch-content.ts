@@ -8,7 +8,8 @@ import { validateOps } from "../core/validate-ops.js";
 import type { DocumentRecord, PatchReceipt } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import { rebuildText } from "./document-text.js";
-import { documentNotFound, type DocumentService } from "./documents.js";
+import { documentNotFound } from "./documents.js";
+import type { DocumentWriter } from "./document-writer.js";
 import type { PatchResult, ServiceEvents } from "./observer.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
@@ -37,7 +38,7 @@ export type PatchOutcome =
  */
 export class ContentPatcher {
   constructor(
-    private readonly options: { documents: DocumentService; clock: Clock; maxContentBytes: number; events?: ServiceEvents },
+    private readonly options: { writer: DocumentWriter; clock: Clock; maxContentBytes: number; events?: ServiceEvents },
   ) {}
 
   async patch(id: string, patch: ContentPatch): Promise<PatchOutcome> {
@@ -59,7 +60,7 @@ export class ContentPatcher {
     const submitted = checkOps(patch);
     const requestHash = hashRequest(patch, submitted);
 
-    return this.options.documents.writer.submit(id, async (doc) => {
+    return this.options.writer.submit(id, async (doc) => {
       // The receipt first: a repeat gets its stored answer even after the document was deleted.
       const receipt = await doc.receipt(patch.clientId, patch.seq);
       if (receipt) {

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import type { Sha256Hex } from "../core/checksum.js";
 import type { Config } from "../config.js";
 import type { Store } from "../storage/store.js";
 import { ChangeFeed } from "./change-feed.js";
@@ -5,13 +7,25 @@ import { ChangeHub } from "./change-hub.js";
 import type { Clock } from "./clock.js";
 import { Compactor } from "./compaction.js";
 import { DocumentService } from "./documents.js";
+import { HeadTexts } from "./document-text.js";
+import { DocumentWriter, HEAD_CACHE_CHARACTERS } from "./document-writer.js";
+import { HeadCache } from "./head-cache.js";
+import { historyPolicy, type HistoryPolicy } from "./history-policy.js";
 import { ListAccess } from "./list-access.js";
 import { ServiceEvents } from "./observer.js";
 import { ContentPatcher } from "./patch-content.js";
 
+const nodeSha256: Sha256Hex = (text) => createHash("sha256").update(text, "utf8").digest("hex");
+
 /** Every use case of the service, wired to one store and one clock. */
 export interface Services {
   documents: DocumentService;
+  /** The one way into a document's history, with the head cache it keeps. */
+  writer: DocumentWriter;
+  /** The newest texts and recent versions, from the head cache or the store. */
+  texts: HeadTexts;
+  /** Pause, retention and cutoff: the history's time rules, once. */
+  policy: HistoryPolicy;
   patcher: ContentPatcher;
   feed: ChangeFeed;
   hub: ChangeHub;
@@ -27,28 +41,40 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/**
+ * The composition root of the service: the one place that builds the history policy, the head
+ * cache, the writer and the text reads, and hands each use case the ones it needs.
+ */
 export function createServices(deps: { config: Config; store: Store; clock: Clock; onError?: (error: unknown) => void }): Services {
   const { config, store, clock } = deps;
   const hub = new ChangeHub(undefined, undefined, clock);
   const events = new ServiceEvents();
-  const documents = new DocumentService({ store, clock, config, events, onCommitted: (id, version) => hub.notify(id, version) });
+  const policy = historyPolicy(config.history, clock);
+  const cache = new HeadCache(HEAD_CACHE_CHARACTERS);
+  const writer = new DocumentWriter(store, { ...policy, sha256: nodeSha256 }, (id, version) => hub.notify(id, version), cache, events);
+  const texts = new HeadTexts(store, cache, policy);
+  const maxContentBytes = config.documents.maxContentBytes;
+  const documents = new DocumentService({ store, writer, texts, maxContentBytes });
   const unwatch = store.watchCommits({ commit: (notice) => hub.notify(notice.documentId, notice.version), reset: () => hub.wakeAll() });
   const compactor = new Compactor({
     store,
-    documents,
+    writer,
+    policy,
     clock,
-    retentionSeconds: config.history.retentionSeconds,
     intervalSeconds: config.history.compactionIntervalSeconds,
     events,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });
   return {
     documents,
+    writer,
+    texts,
+    policy,
     hub,
     compactor,
     events,
-    patcher: new ContentPatcher({ documents, clock, maxContentBytes: config.documents.maxContentBytes, events }),
-    feed: new ChangeFeed({ store, documents, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds, events }),
+    patcher: new ContentPatcher({ writer, clock, maxContentBytes, events }),
+    feed: new ChangeFeed({ store, texts, policy, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds, events }),
     listAccess: new ListAccess({ store, clock, config: config.masterPassword, events }),
     start: () => compactor.start(),
     quiesce: () => {
@@ -57,7 +83,8 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     },
     close: async () => {
       await compactor.stop();
-      await documents.close();
+      // Queued writes finish, so nothing acknowledged is lost at shutdown.
+      await writer.idle();
     },
   };
 }

@@ -2,6 +2,7 @@ import { joinLines } from "../core/lines.js";
 import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, ReceiptKey, VersionRecord, VersionSummary } from "../storage/store.js";
+import type { HistoryPolicy } from "./history-policy.js";
 import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
 
@@ -21,13 +22,8 @@ export interface VersionDraft {
 }
 
 /** The rules the working document applies on every commit. */
-export interface WritePolicy {
-  now: () => number;
+export interface WritePolicy extends HistoryPolicy {
   sha256: Sha256Hex;
-  /** A write pause at least this long promotes the current version to a milestone. */
-  pauseMs: number;
-  /** Versions older than this may be compacted: memory does not answer for them. */
-  retentionMs: number;
 }
 
 // A snapshot rewrites the whole text, so it is spread thin: every 32 versions for small texts, and
@@ -100,7 +96,7 @@ export class WorkingDocument implements TextSource {
 
   /** Versions in `(after, head]`, committed and decided in this batch, oldest first. */
   async versionsAfter(after: number): Promise<VersionSummary[]> {
-    const inMemory = this.current && recentAfter(this.current, after, this.policy.now() - this.policy.retentionMs);
+    const inMemory = this.current && recentAfter(this.current, after, this.policy.cutoff());
     if (inMemory) return inMemory;
     const committed = after < this.committedHead ? await this.tx.versions(after, this.committedHead) : [];
     return [...committed, ...this.staged.filter((record) => record.version > after)];
@@ -113,7 +109,7 @@ export class WorkingDocument implements TextSource {
 
   /** One version (without its text), committed or decided in this batch. */
   async version(version: number): Promise<VersionSummary | undefined> {
-    const inMemory = this.current && recentAt(this.current, version, this.policy.now() - this.policy.retentionMs);
+    const inMemory = this.current && recentAt(this.current, version, this.policy.cutoff());
     if (inMemory) return inMemory;
     if (version > this.committedHead) return this.staged.find((record) => record.version === version);
     return this.tx.version(version);

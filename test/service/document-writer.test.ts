@@ -15,7 +15,7 @@ let committed: [string, number][];
 beforeEach(() => {
   store = SqliteStore.open(":memory:");
   committed = [];
-  writer = new DocumentWriter(store, { now: () => T0, sha256: pureSha256Hex, pauseMs: 300_000, retentionMs: 86_400_000 }, (id, version) => committed.push([id, version]));
+  writer = new DocumentWriter(store, { now: () => T0, sha256: pureSha256Hex, pauseMs: 300_000, cutoff: () => T0 - 86_400_000 }, (id, version) => committed.push([id, version]));
 });
 
 afterEach(async () => {
