@@ -21,6 +21,13 @@ module.exports = {
       to: { pathNot: ["^src/api", "^src/core", "^node_modules/@sinclair/typebox"] },
     },
     {
+      name: "http-knows-no-storage-adapter",
+      comment: "src/http reaches storage only through the contract (src/storage/store.ts); which adapter runs is the entry point's choice",
+      severity: "error",
+      from: { path: "^src/http" },
+      to: { path: ["^src/storage/(sqlite|postgres)", "^node_modules/(better-sqlite3|pg)"] },
+    },
+    {
       name: "client-runs-in-browsers",
       comment:
         "src/client (the SDK) runs in browsers and Node: only itself, the line algebra, the wire schemas and their npm packages; no Node API, no service code",
