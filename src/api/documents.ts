@@ -1,10 +1,11 @@
 import { Type } from "@sinclair/typebox";
+import { CHANGE_TYPES } from "../core/change-types.js";
 import { Int64, Uuid } from "./scalars.js";
 
 const int64 = (description: string, minimum = 0) => Int64({ minimum, description });
 const Title = Type.String({ minLength: 1, maxLength: 255, description: "1 to 255 characters (Unicode code points); not only white space" });
 const ChangeTypeSchema = Type.Union(
-  ["CREATED", "UPDATED", "RENAMED", "DELETED", "RESTORED", "ROLLED_BACK"].map((value) => Type.Literal(value)),
+  CHANGE_TYPES.map((value) => Type.Literal(value)),
   { description: "the kind of change" },
 );
 
