@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { NormalizedOp } from "../../core/normalized-op.js";
-import type { ChangeType, DocumentRecord, PatchReceipt, Snapshot, VersionRecord } from "../store.js";
+import type { DocumentRowOf, ReceiptRowOf, SnapshotRowOf, VersionRowOf } from "../row-shapes.js";
+import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord } from "../store.js";
 
 // Free-form strings (titles, texts, clientId, displayName) may hold U+0000, which PostgreSQL `text`
 // rejects; they are stored as their UTF-8 bytes in `bytea`, which round-trips every well-formed string.
@@ -31,44 +32,14 @@ export const VERSION_SUMMARY_COLUMNS =
   "document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum, NULL::bytea AS text";
 export const RECEIPT_COLUMNS = "document_id, client_id, seq, request_hash, version, ops_since_base, created_at";
 
-export interface DocumentRow {
-  id: string;
-  title: Buffer;
-  version: number;
-  deleted: boolean;
-  created_at: number;
-  updated_at: number;
-  checksum: string;
-}
+export type DocumentRow = DocumentRowOf<boolean, Buffer>;
+export type VersionRow = VersionRowOf<boolean, Buffer, Buffer>;
+export type SnapshotRow = SnapshotRowOf<Buffer>;
+export type ReceiptRow = ReceiptRowOf<Buffer>;
 
-export interface VersionRow {
-  document_id: string;
-  version: number;
-  change_type: ChangeType;
-  milestone: boolean;
-  created_at: number;
-  client_id: Buffer | null;
-  display_name: Buffer | null;
-  title: Buffer;
-  ops: string | null;
-  checksum: string;
-  text: Buffer | null;
-}
 
-export interface SnapshotRow {
-  version: number;
-  text: Buffer;
-}
 
-export interface ReceiptRow {
-  document_id: string;
-  client_id: Buffer;
-  seq: number;
-  request_hash: string;
-  version: number;
-  ops_since_base: string;
-  created_at: number;
-}
+
 
 export function documentFromRow(row: DocumentRow): DocumentRecord {
   return {

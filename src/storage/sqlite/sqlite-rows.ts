@@ -1,6 +1,7 @@
 import { constants, deflateRawSync, inflateRawSync } from "node:zlib";
 import type { NormalizedOp } from "../../core/normalized-op.js";
-import type { ChangeType, DocumentRecord, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import type { DocumentRowOf, ReceiptRowOf, SnapshotRowOf, VersionRowOf } from "../row-shapes.js";
 
 /**
  * A full text (a milestone's, a snapshot's) as stored: TEXT as it is, or its UTF-8 bytes deflated
@@ -10,6 +11,11 @@ import type { ChangeType, DocumentRecord, PatchReceipt, Snapshot, VersionRecord,
  * of the pages, into the WAL and again at the checkpoint (PostgreSQL's TOAST does the same there).
  */
 export type StoredText = string | Buffer;
+
+export type DocumentRow = DocumentRowOf<number, string>;
+export type VersionRow = VersionRowOf<number, string, StoredText>;
+export type SnapshotRow = SnapshotRowOf<StoredText>;
+export type ReceiptRow = ReceiptRowOf<string>;
 
 /** Texts of fewer UTF-8 bytes stay TEXT: too few pages to save for the time deflating takes. */
 const DEFLATE_FROM_BYTES = 4096;
@@ -27,48 +33,13 @@ export function decodeFullText(stored: StoredText): string {
   return typeof stored === "string" ? stored : inflateRawSync(stored).toString("utf8");
 }
 
-export interface SnapshotRow {
-  version: number;
-  text: StoredText;
-}
 
 export function toSnapshot(row: SnapshotRow): Snapshot {
   return { version: row.version, text: decodeFullText(row.text) };
 }
 
-export interface DocumentRow {
-  id: string;
-  title: string;
-  version: number;
-  deleted: number;
-  created_at: number;
-  updated_at: number;
-  checksum: string;
-}
 
-export interface VersionRow {
-  document_id: string;
-  version: number;
-  change_type: string;
-  milestone: number;
-  created_at: number;
-  client_id: string | null;
-  display_name: string | null;
-  title: string;
-  ops: string | null;
-  checksum: string;
-  text: StoredText | null;
-}
 
-export interface ReceiptRow {
-  document_id: string;
-  client_id: string;
-  seq: number;
-  request_hash: string;
-  version: number;
-  ops_since_base: string;
-  created_at: number;
-}
 
 export function toDocument(row: DocumentRow): DocumentRecord {
   return {
@@ -86,7 +57,7 @@ export function toVersion(row: VersionRow): VersionRecord {
   const record: VersionRecord = {
     documentId: row.document_id,
     version: row.version,
-    changeType: row.change_type as ChangeType,
+    changeType: row.change_type,
     milestone: row.milestone === 1,
     createdAt: row.created_at,
     title: row.title,
