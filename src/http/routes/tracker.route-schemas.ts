@@ -30,6 +30,11 @@ const lookupProblems = { ...tokenProblems, 404: problem };
 
 const tags = ["tracker"];
 
+/** A tracker route that carries the token: its tag, names and token header; `rest` adds what it takes and answers. */
+function route<T extends object>(operationId: string, summary: string, rest: T) {
+  return { tags, operationId, summary, headers: TokenHeaders, ...rest };
+}
+
 export const authRoute = {
   tags,
   operationId: "trackerLogin",
@@ -39,64 +44,36 @@ export const authRoute = {
   response: { 200: TrackerSession, ...problems },
 };
 
-export const projectsRoute = {
-  tags,
-  operationId: "listTrackerProjects",
-  summary: "List the tracker projects of a member",
-  headers: TokenHeaders,
+export const projectsRoute = route("listTrackerProjects", "List the tracker projects of a member", {
   querystring: MemberQuery,
   response: { 200: Type.Array(TrackerProject), ...tokenProblems },
-};
+});
 
-export const createStoryRoute = {
-  tags,
-  operationId: "createUserStory",
-  summary: "Create a user story",
-  headers: TokenHeaders,
+export const createStoryRoute = route("createUserStory", "Create a user story", {
   body: TrackerStoryCreateRequest,
   response: { 201: TrackerTicket, ...tokenProblems },
-};
+});
 
-export const createTaskRoute = {
-  tags,
-  operationId: "createTask",
-  summary: "Create a task inside a user story",
+export const createTaskRoute = route("createTask", "Create a task inside a user story", {
   description: "Tasks always belong to a story; tasks without a story are deliberately not offered.",
-  headers: TokenHeaders,
   body: TrackerTaskCreateRequest,
   response: { 201: TrackerTicket, ...tokenProblems },
-};
-
-const ticketRead = (operationId: string, summary: string) => ({
-  tags,
-  operationId,
-  summary,
-  headers: TokenHeaders,
-  params: RefParams,
-  querystring: SlugQuery,
-  response: { 200: TrackerTicketDetail, ...lookupProblems },
 });
 
-const statusWrite = (operationId: string, summary: string) => ({
-  tags,
-  operationId,
-  summary,
-  description: "`version` is the last read version; when the ticket changed meanwhile the tracker's optimistic lock rejects the write (400).",
-  headers: TokenHeaders,
-  params: RefParams,
-  querystring: SlugQuery,
-  body: TrackerStatusPatch,
-  response: { 200: TrackerTicketDetail, ...lookupProblems },
-});
+const ticketRead = (operationId: string, summary: string) =>
+  route(operationId, summary, { params: RefParams, querystring: SlugQuery, response: { 200: TrackerTicketDetail, ...lookupProblems } });
 
-const statusList = (operationId: string, summary: string) => ({
-  tags,
-  operationId,
-  summary,
-  headers: TokenHeaders,
-  querystring: SlugQuery,
-  response: { 200: Type.Array(TrackerStatus), ...lookupProblems },
-});
+const statusWrite = (operationId: string, summary: string) =>
+  route(operationId, summary, {
+    description: "`version` is the last read version; when the ticket changed meanwhile the tracker's optimistic lock rejects the write (400).",
+    params: RefParams,
+    querystring: SlugQuery,
+    body: TrackerStatusPatch,
+    response: { 200: TrackerTicketDetail, ...lookupProblems },
+  });
+
+const statusList = (operationId: string, summary: string) =>
+  route(operationId, summary, { querystring: SlugQuery, response: { 200: Type.Array(TrackerStatus), ...lookupProblems } });
 
 export const readStoryRoute = ticketRead("getUserStory", "Read a user story by project slug and ref");
 export const readTaskRoute = ticketRead("getTask", "Read a task by project slug and ref");
