@@ -65,85 +65,60 @@ export function createMetrics(sources: { services: Services; store: Store; clock
   const registers = [registry];
   const storeKind = store.stats().kind;
 
-  const requests = new Histogram({
-    name: "folio_http_request_duration_seconds",
-    help: "HTTP requests answered, by method, route template and status (_count is the number of requests)",
-    labelNames: ["method", "route", "status"] as const,
-    buckets: REQUEST_BUCKETS,
-    registers,
-  });
-  const patches = new Counter({
-    name: "folio_content_patches_total",
-    help: "Content patches by outcome: applied, shifted (rebased), repeat (from the receipt), conflict, a problem code, failed",
-    labelNames: ["outcome"] as const,
-    registers,
-  });
-  const batchSizes = new Histogram({
-    name: "folio_commit_batch_size",
-    help: "Write commands one durable commit of a document carried, by store",
-    labelNames: ["store"] as const,
-    buckets: BATCH_BUCKETS,
-    registers,
-  });
-  const commitDurations = new Histogram({
-    name: "folio_commit_duration_seconds",
-    help: "Time of a document batch's store write, deciding and committing, by store",
-    labelNames: ["store"] as const,
-    buckets: COMMIT_BUCKETS,
-    registers,
-  });
-  const feedAnswers = new Counter({
-    name: "folio_feed_answers_total",
-    help: "Change feed answers by kind: ops (a diff), content (the full text), none (204)",
-    labelNames: ["kind"] as const,
-    registers,
-  });
-  const feedWakeups = new Counter({ name: "folio_feed_wakeups_total", help: "Waiting feed requests woken by a commit", registers });
-  new Gauge({
-    name: "folio_feed_waiters",
-    help: "Feed requests waiting now",
-    registers,
-    collect() {
-      this.set(services.hub.stats().waiters);
-    },
-  });
+  // The declarations below differ only in name, help, labels and buckets, or in what a gauge reads.
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new Histogram<L>({ name, help, labelNames, buckets, registers });
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read());
+      },
+    });
+
+  const requests = histogram(
+    "folio_http_request_duration_seconds",
+    "HTTP requests answered, by method, route template and status (_count is the number of requests)",
+    ["method", "route", "status"],
+    REQUEST_BUCKETS,
+  );
+  const patches = counter(
+    "folio_content_patches_total",
+    "Content patches by outcome: applied, shifted (rebased), repeat (from the receipt), conflict, a problem code, failed",
+    ["outcome"],
+  );
+  const batchSizes = histogram("folio_commit_batch_size", "Write commands one durable commit of a document carried, by store", ["store"], BATCH_BUCKETS);
+  const commitDurations = histogram(
+    "folio_commit_duration_seconds",
+    "Time of a document batch's store write, deciding and committing, by store",
+    ["store"],
+    COMMIT_BUCKETS,
+  );
+  const feedAnswers = counter("folio_feed_answers_total", "Change feed answers by kind: ops (a diff), content (the full text), none (204)", ["kind"]);
+  const feedWakeups = counter("folio_feed_wakeups_total", "Waiting feed requests woken by a commit");
+  gauge("folio_feed_waiters", "Feed requests waiting now", () => services.hub.stats().waiters);
   const cache = () => services.writer.cache.stats();
-  new Gauge({ name: "folio_head_cache_entries", help: "Documents whose head the cache holds", registers, collect() { this.set(cache().entries); } });
-  new Gauge({
-    name: "folio_head_cache_characters",
-    help: "The cache's weight: its texts' characters plus an estimate for their recent versions",
-    registers,
-    collect() {
-      this.set(cache().characters);
-    },
-  });
+  gauge("folio_head_cache_entries", "Documents whose head the cache holds", () => cache().entries);
+  gauge("folio_head_cache_characters", "The cache's weight: its texts' characters plus an estimate for their recent versions", () => cache().characters);
   pulledCounter(registry, "folio_head_cache_hits_total", "Head cache lookups that found the current head", () => cache().hits);
   pulledCounter(registry, "folio_head_cache_misses_total", "Head cache lookups that rebuilt the head from the store", () => cache().misses);
-  new Gauge({
-    name: "folio_head_cache_hit_ratio",
-    help: "Hits over lookups of the head cache since start (0 before any lookup)",
-    registers,
-    collect() {
-      const { hits, misses } = cache();
-      this.set(hits + misses === 0 ? 0 : hits / (hits + misses));
-    },
+  gauge("folio_head_cache_hit_ratio", "Hits over lookups of the head cache since start (0 before any lookup)", () => {
+    const { hits, misses } = cache();
+    return hits + misses === 0 ? 0 : hits / (hits + misses);
   });
-  const compactionRuns = new Counter({
-    name: "folio_compaction_runs_total",
-    help: "Compaction runs: ran, or skipped (another instance was compacting)",
-    labelNames: ["result"] as const,
-    registers,
-  });
-  const compactedVersions = new Counter({ name: "folio_compaction_versions_total", help: "Versions whose ops compaction dropped", registers });
-  const trackerCalls = new Histogram({
-    name: "folio_tracker_call_duration_seconds",
-    help: "Calls to the tracker by operation and upstream status (timeout, unreachable when none)",
-    labelNames: ["operation", "status"] as const,
-    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers,
-  });
-  const listFailures = new Counter({ name: "folio_list_failed_attempts_total", help: "Failed attempts at the document list", registers });
-  const listLocks = new Counter({ name: "folio_list_locks_total", help: "Times the document list locked after too many failures", registers });
+  const compactionRuns = counter("folio_compaction_runs_total", "Compaction runs: ran, or skipped (another instance was compacting)", ["result"]);
+  const compactedVersions = counter("folio_compaction_versions_total", "Versions whose ops compaction dropped");
+  const trackerCalls = histogram(
+    "folio_tracker_call_duration_seconds",
+    "Calls to the tracker by operation and upstream status (timeout, unreachable when none)",
+    ["operation", "status"],
+    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  );
+  const listFailures = counter("folio_list_failed_attempts_total", "Failed attempts at the document list");
+  const listLocks = counter("folio_list_locks_total", "Times the document list locked after too many failures");
   new Gauge({
     name: "folio_list_locked",
     help: "1 while the document list is locked (the lock is shared by every instance)",
@@ -157,14 +132,7 @@ export function createMetrics(sources: { services: Services; store: Store; clock
     },
   });
   if (storeKind === "postgres") {
-    new Gauge({
-      name: "folio_postgres_listener_connected",
-      help: "1 while the LISTEN connection for other instances' commits is up",
-      registers,
-      collect() {
-        this.set(store.stats().listener?.connected ? 1 : 0);
-      },
-    });
+    gauge("folio_postgres_listener_connected", "1 while the LISTEN connection for other instances' commits is up", () => (store.stats().listener?.connected ? 1 : 0));
     pulledCounter(registry, "folio_postgres_listener_reconnects_total", "Times the LISTEN connection was re-established", () => store.stats().listener?.reconnects ?? 0);
   }
 
