@@ -1,59 +1,21 @@
+import type { Static } from "@sinclair/typebox";
+import type * as Wire from "../api/tracker.js";
+
 /**
- * The shapes the tracker proxy answers with, in the interface's names. The HTTP schemas in
- * src/http/routes/tracker.schemas.ts describe the same shapes for validation and OpenAPI; these
- * plain types keep the tracker layer free of the HTTP layer. Optional fields are left out, never null.
+ * The shapes the tracker proxy takes and answers with, in the interface's names: derived from the
+ * wire schemas of src/api/tracker.ts (written once there), which the tracker layer may read without
+ * reaching the HTTP layer. Optional fields are left out, never null.
  */
 
 /** The two ticket types the proxy offers; the value is also Taiga's path segment. */
 export type TicketKind = "userstories" | "tasks";
 
-export interface TrackerSession {
-  authToken: string;
-  userId: number;
-  username: string;
-  fullName?: string;
-}
-
-export interface TrackerProject {
-  id: number;
-  name: string;
-  slug: string;
-}
-
-export interface TrackerTicket {
-  id: number;
-  ref: number;
-  subject: string;
-}
-
-export interface TrackerTicketDetail extends TrackerTicket {
-  status?: string;
-  statusClosed?: boolean;
-  assignee?: string;
-  version?: number;
-}
-
-export interface TrackerStatus {
-  id: number;
-  name: string;
-  closed?: boolean;
-}
-
-export interface TrackerCredentials {
-  username: string;
-  password: string;
-}
-
-export interface TrackerStoryCreate {
-  project: number;
-  subject: string;
-}
-
-export interface TrackerTaskCreate extends TrackerStoryCreate {
-  userStory: number;
-}
-
-export interface TrackerStatusChange {
-  status: number;
-  version: number;
-}
+export type TrackerSession = Static<typeof Wire.TrackerSession>;
+export type TrackerProject = Static<typeof Wire.TrackerProject>;
+export type TrackerTicket = Static<typeof Wire.TrackerTicket>;
+export type TrackerTicketDetail = Static<typeof Wire.TrackerTicketDetail>;
+export type TrackerStatus = Static<typeof Wire.TrackerStatus>;
+export type TrackerCredentials = Static<typeof Wire.TrackerAuthRequest>;
+export type TrackerStoryCreate = Static<typeof Wire.TrackerStoryCreateRequest>;
+export type TrackerTaskCreate = Static<typeof Wire.TrackerTaskCreateRequest>;
+export type TrackerStatusChange = Static<typeof Wire.TrackerStatusPatch>;
