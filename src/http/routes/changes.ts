@@ -4,9 +4,8 @@ import { toLineOperation } from "../../core/normalized-op.js";
 import type { ChangeFeed, ChangeFeedView } from "../../service/change-feed.js";
 import { ChangeFeedSchema, ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
-import { ProblemDetailSchema } from "../../api/problem.js";
+import { problemResponse as problem } from "./problem-response.js";
 
-const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
 
 /** What Fastify sends a JSON body with. */
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";

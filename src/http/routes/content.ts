@@ -4,8 +4,8 @@ import type { ContentPatcher } from "../../service/patch-content.js";
 import { ContentConflict, ContentPatchRequest, ContentPatchResult } from "../../api/content.js";
 import { DocumentIdParams } from "../../api/documents.js";
 import { ProblemDetailSchema } from "../../api/problem.js";
+import { problemResponse as problem } from "./problem-response.js";
 
-const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
 
 /** PATCH …/content: live editing by line diffs. */
 export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher }> = async (app, { patcher }) => {

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { DocumentService, DocumentView, HistoryEntryView } from "../../service/documents.js";
 import type { ListAccess } from "../../service/list-access.js";
-import { ProblemDetailSchema } from "../../api/problem.js";
+import { problemResponse as problem } from "./problem-response.js";
 import {
   DocumentCreateRequest,
   DocumentIdParams,
@@ -33,7 +33,6 @@ function basicCredentials(header: string | undefined): { user: string; password:
 }
 
 // Error bodies leave as application/problem+json (problem-details.ts); the description says so.
-const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
 const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, problem]));
 const listProblems = {
   401: {

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { ProblemDetailSchema } from "../../api/problem.js";
+import { problemResponse as problem } from "./problem-response.js";
 import {
   MemberQuery,
   RefParams,
@@ -17,7 +17,6 @@ import {
 } from "../../api/tracker.js";
 
 /** The route schemas of the tracker proxy: the wire shapes of src/api/tracker.ts plus their OpenAPI answers. */
-const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
 const problems = {
   400: problem,
   502: problem,
