@@ -6,6 +6,7 @@ import type { Clock } from "./clock.js";
 import { documentNotFound } from "./documents.js";
 import type { HeadTexts } from "./document-text.js";
 import type { HistoryPolicy } from "./history-policy.js";
+import { FeedReads } from "./feed-reads.js";
 import type { ServiceEvents } from "./observer.js";
 
 /** One recorded version as the feed reports it. */
@@ -56,10 +57,12 @@ export interface ChangeFeedOptions {
  */
 export class ChangeFeed {
   private readonly shared = new Map<string, Promise<ChangeFeedView | undefined>>();
-  /** Diff answers computed for a document's current head, by `since` (see {@link reuse}). */
-  private readonly recent = new Map<string, RecentAnswers>();
+  /** When a poll reads the store, and the answers that spare it (feed-reads.ts). */
+  private readonly reads: FeedReads<ChangeFeedView>;
 
-  constructor(private readonly options: ChangeFeedOptions) {}
+  constructor(private readonly options: ChangeFeedOptions) {
+    this.reads = new FeedReads(options.hub, options.clock, options.policy);
+  }
 
   /** The changes since `since`, waiting up to `waitSeconds` (clamped) for one; `undefined` means none (204). */
   async changes(id: string, since: number, waitSeconds: number, departure?: Departure): Promise<ChangeFeedView | undefined> {
@@ -72,7 +75,7 @@ export class ChangeFeed {
     const { hub, clock } = this.options;
     // A diff computed already up to the newest version noticed answers at once: no wait, no read.
     const known = hub.knownVersion(id);
-    const reused = known !== undefined && since < known && !this.quiet(id, since) ? this.reuse(id, known, since) : undefined;
+    const reused = known !== undefined && since < known && !this.reads.quiet(id, since) ? this.reads.reused(id, known, since) : undefined;
     if (reused) return reused;
     const deadline = clock.now() + Math.min(waitSeconds, this.options.maxWaitSeconds) * 1000;
     let woken: Extract<WakeReason, { kind: "changed" }> | undefined;
@@ -84,7 +87,7 @@ export class ChangeFeed {
       let answer: ChangeFeedView | undefined;
       try {
         if (woken && woken.version > since) answer = await this.sharedRead(id, since, woken);
-        else if (wait && this.quiet(id, since)) answer = undefined;
+        else if (wait && this.reads.quiet(id, since)) answer = undefined;
         else answer = await this.read(id, since);
       } catch (error) {
         wait?.cancel();
@@ -99,15 +102,6 @@ export class ChangeFeed {
       this.options.events?.feedWakeup();
       woken = reason;
     }
-  }
-
-  // Whether a request that may wait need not read the store now, by what the hub was told: either
-  // nothing is new (a commit past `since` is still to be noticed, and its notice, or the reset
-  // after lost ones, wakes the wait), or what is new was gathered by the document's open window,
-  // which wakes the wait at its end (so an author gets one answer per window, not one per poll).
-  private quiet(id: string, since: number): boolean {
-    const known = this.options.hub.knownVersion(id);
-    return known !== undefined && (since === known || (since < known && this.options.hub.gathers(id, since)));
   }
 
   // Waiters woken by one commit with the same `since` share one read. The key holds the commit's
@@ -135,7 +129,7 @@ export class ChangeFeed {
     });
     if (since > head.version) return fullText([]);
 
-    const reused = this.reuse(id, head.version, since);
+    const reused = this.reads.reused(id, head.version, since);
     if (reused) return reused;
     // The versions since `since` (and `since` itself, for its compaction) from memory when the
     // writer's cache holds this head; from the store otherwise.
@@ -147,60 +141,9 @@ export class ChangeFeed {
     if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
     const ops = composeChain(records.map((record) => record.ops ?? []));
     const answer: ChangeFeedView = { fromVersion: since, currentVersion: head.version, ops, events };
-    if (ops.reduce((sum, op) => sum + opCharacters(op), events.length * EVENT_CHARACTERS) <= REUSE_MAX_CHARACTERS) {
-      this.remember(id, head.version, since, sinceRecord.createdAt, answer);
-    }
+    this.reads.remember(id, head.version, since, sinceRecord.createdAt, answer);
     return answer;
   }
-
-  // Requests that arrive with the same `since` while the head stays the same get the same diff:
-  // under a stream of commits, the clients answered by one wake-up poll again with one `since`
-  // and find the head moved on, so most of them would compute (and the transport serialize) the
-  // same answer. Only diffs up to a size are kept (a full text may be large), keyed by the head the store
-  // reported (found again by a read's head or by the newest version noticed, never newer than the
-  // store's), only briefly, and only while the oldest version they rest on is younger than the
-  // retention cutoff (compaction may drop older ops, which turns `since` into a full-text answer).
-  private reuse(id: string, version: number, since: number): ChangeFeedView | undefined {
-    const entry = this.recent.get(id);
-    if (!entry || entry.version !== version || this.options.clock.now() - entry.at > REUSE_MS) return undefined;
-    const kept = entry.answers.get(since);
-    return kept && kept.oldest >= this.options.policy.cutoff() ? kept.answer : undefined;
-  }
-
-  private remember(id: string, version: number, since: number, oldest: number, answer: ChangeFeedView): void {
-    const now = this.options.clock.now();
-    let entry = this.recent.get(id);
-    if (!entry || entry.version < version || now - entry.at > REUSE_MS) {
-      this.recent.delete(id);
-      entry = { version, at: now, answers: new Map() };
-      this.recent.set(id, entry);
-      if (this.recent.size > REUSE_DOCUMENTS) this.recent.delete(this.recent.keys().next().value!);
-    }
-    if (entry.version === version && entry.answers.size < REUSE_PER_DOCUMENT) entry.answers.set(since, { oldest, answer });
-  }
-}
-
-/** How long a computed diff answers other requests for the same head and `since`. */
-const REUSE_MS = 1000;
-/** Documents, and `since` values per document, whose diffs are kept for reuse. */
-const REUSE_DOCUMENTS = 64;
-const REUSE_PER_DOCUMENT = 64;
-/** The largest diff kept for reuse, in characters of its lines (an event counted as {@link EVENT_CHARACTERS}). */
-const REUSE_MAX_CHARACTERS = 65_536;
-const EVENT_CHARACTERS = 100;
-
-function opCharacters(op: NormalizedOp): number {
-  let characters = 0;
-  for (const line of op.lines) characters += line.length + 1;
-  return characters;
-}
-
-interface RecentAnswers {
-  version: number;
-  /** When the entry was started (its answers are reused until {@link REUSE_MS} after). */
-  at: number;
-  /** By `since`: the answer and the creation time of version `since`, the oldest it rests on. */
-  answers: Map<number, { oldest: number; answer: ChangeFeedView }>;
 }
 
 function eventOf(record: VersionSummary): ChangeEventView {

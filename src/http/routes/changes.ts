@@ -6,7 +6,6 @@ import { ChangeFeedSchema, ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
 import { problemResponse as problem } from "./problem-response.js";
 
-
 /** What Fastify sends a JSON body with. */
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
