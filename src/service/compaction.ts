@@ -26,8 +26,16 @@ export class Compactor {
 
   constructor(private readonly options: CompactionOptions) {}
 
-  /** One compaction run. */
+  /**
+   * One compaction run, after the scheduled run under way (if any) has finished: on PostgreSQL a
+   * run that overlapped it would find the compaction lock taken and do nothing.
+   */
   async runOnce(): Promise<CompactionResult & { snapshots: number }> {
+    await this.running;
+    return this.run();
+  }
+
+  private async run(): Promise<CompactionResult & { snapshots: number }> {
     const { store, writer, policy } = this.options;
     const started = performance.now();
     const cutoff = policy.cutoff();
@@ -45,7 +53,7 @@ export class Compactor {
   start(startDelayMs = 1000): void {
     const run = () => {
       if (this.running) return;
-      this.running = this.runOnce()
+      this.running = this.run()
         .catch((error: unknown) => this.options.onError?.(error))
         .finally(() => (this.running = undefined));
     };
