@@ -1,20 +1,8 @@
-import { Type } from "@sinclair/typebox";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError, type ProblemCode } from "../service/service-error.js";
 import { StorageUnavailableError } from "../storage/store.js";
 
-/** RFC 9457 problem details; every error answer has this shape (except the content patch's 409). */
-export const ProblemDetailSchema = Type.Object(
-  {
-    type: Type.String({ description: "stable URI of the kind of problem" }),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    instance: Type.String({ description: "the request path" }),
-  },
-  { title: "ProblemDetail" },
-);
-
+/** Error bodies have the shape of ProblemDetailSchema (src/api/problem.ts). */
 export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 
 /** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */

@@ -1,40 +1,12 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { LineOperationSchema } from "../../core/line-operation.js";
-import { Int32, Int64 } from "../../api/scalars.js";
 import { toLineOperation } from "../../core/normalized-op.js";
 import type { ChangeFeed, ChangeFeedView } from "../../service/change-feed.js";
-import { ProblemDetailSchema } from "../problem-details.js";
-import { ChangeTypeSchema, DocumentIdParams } from "./documents.schemas.js";
+import { ChangeFeedSchema, ChangesQuery } from "../../api/changes.js";
+import { DocumentIdParams } from "../../api/documents.js";
+import { ProblemDetailSchema } from "../../api/problem.js";
 
 const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
-
-const ChangeEventSchema = Type.Object(
-  {
-    version: Int64({ minimum: 1 }),
-    changeType: ChangeTypeSchema,
-    clientId: Type.Optional(Type.String({ description: "absent for changes without sender" })),
-    displayName: Type.Optional(Type.String({ description: "unverified claim" })),
-    title: Type.Optional(Type.String({ description: "only for RENAMED: the new title" })),
-  },
-  { title: "ChangeEvent" },
-);
-
-const ChangeFeedSchema = Type.Object(
-  {
-    fromVersion: Type.Optional(Int64({ minimum: 1, description: "base of the supplied diff; absent when content is supplied" })),
-    currentVersion: Int64({ minimum: 1 }),
-    ops: Type.Optional(Type.Array(LineOperationSchema, { description: "cumulative diff from fromVersion to currentVersion" })),
-    content: Type.Optional(Type.String({ description: "full text instead of a diff" })),
-    events: Type.Array(ChangeEventSchema),
-  },
-  { title: "ChangeFeed" },
-);
-
-const ChangesQuery = Type.Object({
-  since: Int64({ description: "last seen version; 0 means nothing yet" }),
-  wait: Type.Optional(Int32({ default: 25, description: "seconds to wait; clamped by service.feed.max-wait-seconds" })),
-});
 
 /** What Fastify sends a JSON body with. */
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { toLineOperation } from "../../core/normalized-op.js";
 import type { ContentPatcher } from "../../service/patch-content.js";
-import { ProblemDetailSchema } from "../problem-details.js";
-import { ContentConflict, ContentPatchRequest, ContentPatchResult } from "./content.schemas.js";
-import { DocumentIdParams } from "./documents.schemas.js";
+import { ContentConflict, ContentPatchRequest, ContentPatchResult } from "../../api/content.js";
+import { DocumentIdParams } from "../../api/documents.js";
+import { ProblemDetailSchema } from "../../api/problem.js";
 
 const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
 

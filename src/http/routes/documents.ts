@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { DocumentService, DocumentView, HistoryEntryView } from "../../service/documents.js";
 import type { ListAccess } from "../../service/list-access.js";
-import { ProblemDetailSchema } from "../problem-details.js";
+import { ProblemDetailSchema } from "../../api/problem.js";
 import {
   DocumentCreateRequest,
   DocumentIdParams,
@@ -11,7 +11,7 @@ import {
   HistoryEntrySchema,
   RestoreRequest,
   TitlePatchRequest,
-} from "./documents.schemas.js";
+} from "../../api/documents.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

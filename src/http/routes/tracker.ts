@@ -2,9 +2,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneF
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { ServiceError } from "../../service/service-error.js";
 import type { TaigaClient } from "../../tracker/taiga-client.js";
+import { MAX_TRACKER_TOKEN, TRACKER_TOKEN_PATTERN } from "../../api/tracker.js";
 import {
-  MAX_TRACKER_TOKEN,
-  TRACKER_TOKEN_PATTERN,
   authRoute,
   createStoryRoute,
   createTaskRoute,
@@ -15,7 +14,7 @@ import {
   taskStatusesRoute,
   writeStoryStatusRoute,
   writeTaskStatusRoute,
-} from "./tracker.schemas.js";
+} from "./tracker.route-schemas.js";
 
 export interface TrackerRouteOptions {
   /** The configured tracker; undefined when `service.tracker.api-url` is not set (every route: 503). */

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Int64, Uuid } from "../../api/scalars.js";
+import { Int64, Uuid } from "./scalars.js";
 
 const int64 = (description: string, minimum = 0) => Int64({ minimum, description });
 const Title = Type.String({ minLength: 1, maxLength: 255, description: "1 to 255 characters (Unicode code points); not only white space" });

@@ -1,12 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { Int64 } from "../../api/scalars.js";
-import { ProblemDetailSchema } from "../problem-details.js";
+import { Int64 } from "./scalars.js";
 
 /** The longest `X-Tracker-Token` accepted (interface §8). */
 export const MAX_TRACKER_TOKEN = 512;
 /** A bare token is printable ASCII without spaces (Taiga's JWTs are base64url and dots). */
 export const TRACKER_TOKEN_PATTERN = /^[\x21-\x7e]+$/;
-
 
 export const TrackerAuthRequest = Type.Object(
   {
@@ -99,8 +97,8 @@ export const TrackerStatusPatch = Type.Object(
 );
 
 // Documented for OpenAPI and checked again by the schema; the 401 (missing) and 400 (too long) are
-// decided earlier, in the plugin's onRequest hook, so that they come before every body check.
-const TokenHeaders = Type.Object({
+// decided earlier, in the tracker routes' onRequest hook, so that they come before every body check.
+export const TokenHeaders = Type.Object({
   "x-tracker-token": Type.String({
     minLength: 1,
     maxLength: MAX_TRACKER_TOKEN,
@@ -109,93 +107,12 @@ const TokenHeaders = Type.Object({
   }),
 });
 
-const SlugQuery = Type.Object({
+export const SlugQuery = Type.Object({
   slug: Type.String({ minLength: 1, maxLength: 255, description: "project slug from the keyword `&tracker.<slug>`; refs are unique only per project" }),
 });
 
-const RefParams = Type.Object({
+export const RefParams = Type.Object({
   ref: Int64({ minimum: 1, description: "the bare ticket number (for `#US-<n>` or `#T-<n>` just `<n>`); the path carries the type" }),
 });
 
-const MemberQuery = Type.Object({ member: Int64({ description: "the user id from the session" }) });
-
-const problem = { content: { "application/problem+json": { schema: ProblemDetailSchema } } };
-const problems = {
-  400: problem,
-  502: problem,
-  503: problem,
-  // Other tracker 4xx answers (403, 429, …) are passed on with their status.
-  "4xx": problem,
-};
-const tokenProblems = { ...problems, 401: problem };
-const lookupProblems = { ...tokenProblems, 404: problem };
-
-const tags = ["tracker"];
-
-export const authRoute = {
-  tags,
-  summary: "Log in to the tracker",
-  description: "Passes the credentials to the tracker with the configured login type; the password is never stored or logged.",
-  body: TrackerAuthRequest,
-  response: { 200: TrackerSession, ...problems },
-};
-
-export const projectsRoute = {
-  tags,
-  summary: "List the tracker projects of a member",
-  headers: TokenHeaders,
-  querystring: MemberQuery,
-  response: { 200: Type.Array(TrackerProject), ...tokenProblems },
-};
-
-export const createStoryRoute = {
-  tags,
-  summary: "Create a user story",
-  headers: TokenHeaders,
-  body: TrackerStoryCreateRequest,
-  response: { 201: TrackerTicket, ...tokenProblems },
-};
-
-export const createTaskRoute = {
-  tags,
-  summary: "Create a task inside a user story",
-  description: "Tasks always belong to a story; tasks without a story are deliberately not offered.",
-  headers: TokenHeaders,
-  body: TrackerTaskCreateRequest,
-  response: { 201: TrackerTicket, ...tokenProblems },
-};
-
-const ticketRead = (summary: string) => ({
-  tags,
-  summary,
-  headers: TokenHeaders,
-  params: RefParams,
-  querystring: SlugQuery,
-  response: { 200: TrackerTicketDetail, ...lookupProblems },
-});
-
-const statusWrite = (summary: string) => ({
-  tags,
-  summary,
-  description: "`version` is the last read version; when the ticket changed meanwhile the tracker's optimistic lock rejects the write (400).",
-  headers: TokenHeaders,
-  params: RefParams,
-  querystring: SlugQuery,
-  body: TrackerStatusPatch,
-  response: { 200: TrackerTicketDetail, ...lookupProblems },
-});
-
-const statusList = (summary: string) => ({
-  tags,
-  summary,
-  headers: TokenHeaders,
-  querystring: SlugQuery,
-  response: { 200: Type.Array(TrackerStatus), ...lookupProblems },
-});
-
-export const readStoryRoute = ticketRead("Read a user story by project slug and ref");
-export const readTaskRoute = ticketRead("Read a task by project slug and ref");
-export const writeStoryStatusRoute = statusWrite("Move a user story to another status column");
-export const writeTaskStatusRoute = statusWrite("Move a task to another status column");
-export const storyStatusesRoute = statusList("List the user story statuses of a project");
-export const taskStatusesRoute = statusList("List the task statuses of a project");
+export const MemberQuery = Type.Object({ member: Int64({ description: "the user id from the session" }) });

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { CHECKSUM_PATTERN } from "../../core/checksum.js";
-import { LineOperationSchema } from "../../core/line-operation.js";
-import { Int64 } from "../../api/scalars.js";
+import { CHECKSUM_PATTERN } from "../core/checksum.js";
+import { LineOperationSchema } from "../core/line-operation.js";
+import { Int64 } from "./scalars.js";
 
 const int64 = (description: string, minimum = 0) => Int64({ minimum, description });
 
