@@ -60,7 +60,7 @@ export function trackerSlug(text: string): string | undefined {
 /** The line index of the node's parent: the nearest non-blank line above with a smaller indentation. */
 export function parentLine(lines: readonly string[], index: number): number | undefined {
   const own = parseLine(lines[index] ?? "");
-  let limit = own.indent;
+  const limit = own.indent;
   for (let k = index - 1; k >= 0; k--) {
     const line = parseLine(lines[k] ?? "");
     if (line.blank || line.indent >= limit) continue;

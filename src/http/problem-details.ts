@@ -8,7 +8,7 @@ export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 /** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */
 const STORAGE_RETRY_SECONDS = 5;
 
-type RenderedCode = ProblemCode | "route-not-found" | "storage-unavailable" | "internal";
+type RenderedCode = ProblemCode | "route-not-found" | "storage-unavailable" | "page-not-built" | "internal";
 
 /** The one table of problem kinds: status and title per stable code (listed in the README). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
@@ -30,6 +30,7 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "tracker-unavailable": { status: 502, title: "Tracker unavailable" },
   "tracker-not-configured": { status: 503, title: "No tracker configured" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  "page-not-built": { status: 503, title: "Editor page not built" },
   internal: { status: 500, title: "Internal error" },
 };
 
