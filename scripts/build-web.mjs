@@ -1,13 +1,15 @@
 // Bundles the editor page (web/) into dist/web: one JavaScript and one CSS file with content-hashed
 // names under dist/web/assets, and index.html pointing to them. Nothing is fetched at run time
-// except the API; see "The editor page" in the README.
+// except the API; see "The editor page" in the README. `--outdir <dir>` builds elsewhere (the E2E
+// tests build into a temporary folder).
 import { build } from "esbuild";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outdir = join(root, "dist", "web");
+const at = process.argv.indexOf("--outdir");
+const outdir = at > 0 && process.argv[at + 1] ? process.argv[at + 1] : join(root, "dist", "web");
 const assets = join(outdir, "assets");
 
 rmSync(outdir, { recursive: true, force: true });

@@ -118,7 +118,8 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
   const ticketView = (detail: TrackerTicketDetail, kind: TicketKind, slug: string, token: string, line: number, text: string, options: TrackerStatus[]) => {
     const select = h(
       "select",
-      { id: "ticket-status", "aria-describedby": "ticket-summary" },
+      // A list box rather than a drop-down: every column stays in view; arrow keys choose one.
+      { id: "ticket-status", "aria-describedby": "ticket-summary", size: Math.min(Math.max(options.length, 2), 6) },
       ...options.map((option) => {
         const item = h("option", { value: option.id }, option.name);
         if (option.name === detail.status) item.selected = true;

@@ -1,0 +1,85 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import type { FastifyInstance } from "fastify";
+import type { Page } from "playwright-core";
+import { expect } from "vitest";
+import { buildApp } from "../../src/http/app.js";
+import { systemClock } from "../../src/service/clock.js";
+import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { testConfig } from "../support/test-app.js";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+export const browserFound = existsSync(CHROMIUM);
+
+/** Builds the page into a temporary folder with the project's own build script (bounded to 60 s). */
+export async function buildPage(): Promise<{ root: string; bundle: { js: number; jsGzip: number; css: number }; dispose: () => void }> {
+  const root = mkdtempSync(join(tmpdir(), "folio-e2e-web-"));
+  await promisify(execFile)(process.execPath, ["scripts/build-web.mjs", "--outdir", root], { timeout: 60_000 });
+  const assets = join(root, "assets");
+  const files = readdirSync(assets);
+  const js = files.find((name) => name.endsWith(".js"))!;
+  const css = files.find((name) => name.endsWith(".css"))!;
+  return {
+    root,
+    bundle: { js: statSync(join(assets, js)).size, jsGzip: gzipSync(readFileSync(join(assets, js))).length, css: statSync(join(assets, css)).size },
+    dispose: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** The real service (in-memory SQLite, the system clock) listening on 127.0.0.1 on a free port. */
+export async function startService(webRoot: string, tracker?: { apiUrl: string; webUrl: string }): Promise<{ app: FastifyInstance; url: string }> {
+  const config = testConfig((c) => {
+    if (tracker) {
+      c.tracker.apiUrl = tracker.apiUrl;
+      c.tracker.webUrl = tracker.webUrl;
+      c.tracker.loginType = "normal";
+    }
+  });
+  const store = SqliteStore.open(":memory:");
+  const app = await buildApp({ config, store, clock: systemClock, identity: { name: "folio", version: "0.1.0" }, logger: false, webRoot });
+  app.addHook("onClose", async () => store.close());
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return { app, url: `http://127.0.0.1:${address.port}` };
+}
+
+/** The editor's text as the page shows it: one `.cm-line` per line. */
+export function editorText(page: Page): Promise<string> {
+  return page.locator(".cm-content").evaluate((content) =>
+    Array.from(content.querySelectorAll(":scope > .cm-line"))
+      .map((line) => line.textContent ?? "")
+      .join("\n"),
+  );
+}
+
+/** Polls (every 50 ms, at most `ms`) until `read` gives a value `done` accepts; returns the last value. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  let value = await read();
+  while (!done(value) && Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
+
+/** Waits until every page shows the same text, the service holds it too, and every page says "Saved". */
+export async function expectConverged(url: string, id: string, pages: Page[]): Promise<string> {
+  const read = async () => {
+    const texts = await Promise.all(pages.map(editorText));
+    const response = await fetch(`${url}/api/v1/documents/${id}`);
+    const served = ((await response.json()) as { content: string }).content;
+    const saved = await Promise.all(pages.map((page) => page.locator(".sync").getAttribute("data-status")));
+    return { texts, served, saved };
+  };
+  const state = await eventually(read, (s) => s.texts.every((text) => text === s.served) && s.saved.every((status) => status === "synced"), 15_000);
+  expect(state.texts).toEqual(pages.map(() => state.served));
+  expect(state.saved).toEqual(pages.map(() => "synced"));
+  return state.served;
+}

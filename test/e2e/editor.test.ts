@@ -1,0 +1,212 @@
+/**
+ * The editor page in a real browser (Debian's chromium through playwright-core) against the real
+ * service on 127.0.0.1: two authors typing at once, a conflict, delete and restore seen by another
+ * page, and the tracker actions against the fake Taiga. Skipped with a message without a browser;
+ * failing in CI, where .ci/run installs it. Screenshots go to docs/screenshots.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FakeTaiga } from "../support/fake-taiga.js";
+import { seedWorld, type TrackerWorld } from "../support/tracker-harness.js";
+import { CHROMIUM, CHROMIUM_ARGS, browserFound, buildPage, editorText, eventually, expectConverged, startService } from "./e2e-support.js";
+
+const SHOTS = join(import.meta.dirname, "..", "..", "docs", "screenshots");
+const TRACKER_WEB = "https://tracker.example.test";
+
+if (!browserFound) {
+  if (process.env.CI) {
+    it("finds chromium (CI installs it)", () => {
+      throw new Error(`no browser at ${CHROMIUM}: the editor's end-to-end tests must run in CI`);
+    });
+  } else {
+    console.warn(`test/e2e/editor.test.ts: skipped, no browser at ${CHROMIUM}`);
+  }
+}
+
+describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 }, () => {
+  let page: Awaited<ReturnType<typeof buildPage>>;
+  let service: { app: FastifyInstance; url: string };
+  let fake: FakeTaiga;
+  let world: TrackerWorld;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    fake = await FakeTaiga.start();
+    world = seedWorld(fake);
+    page = await buildPage();
+    service = await startService(page.root, { apiUrl: fake.apiUrl, webUrl: TRACKER_WEB });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 90_000);
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.app.close();
+    await fake?.close();
+    page?.dispose();
+  });
+
+  async function createDocument(title: string, content: string): Promise<string> {
+    const response = await fetch(`${service.url}/api/v1/documents`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title, content }),
+    });
+    expect(response.status).toEqual(201);
+    return ((await response.json()) as { id: string }).id;
+  }
+
+  /** A page of its own browser context (its own localStorage), opened on the document, with a display name. */
+  async function author(id: string, name: string, viewport = { width: 1100, height: 720 }): Promise<{ tab: Page; context: BrowserContext; openedInMs: number }> {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    await context.addInitScript((chosen) => window.localStorage.setItem("folio.displayName", chosen), name);
+    const tab = await context.newPage();
+    tab.on("pageerror", (error) => console.error(`page error (${name}):`, error));
+    const started = Date.now();
+    await tab.goto(`${service.url}/d/${id}`);
+    await tab.locator('.cm-content[contenteditable="true"]').waitFor({ timeout: 10_000 });
+    const openedInMs = Date.now() - started;
+    await eventually(() => tab.locator(".sync").getAttribute("data-status"), (status) => status === "synced");
+    return { tab, context, openedInMs };
+  }
+
+  /** Puts the cursor at the end (or start) of line `index` (0-based). */
+  async function cursorAt(tab: Page, index: number, where: "End" | "Home"): Promise<void> {
+    await tab.locator(".cm-line").nth(index).click();
+    await tab.keyboard.press(where);
+  }
+
+  it("serves the start page, which creates a document and lists it as recently opened", async () => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 640 } });
+    contexts.push(context);
+    const tab = await context.newPage();
+    await tab.goto(`${service.url}/`);
+    await tab.getByLabel("Title").fill("Launch plan");
+    await tab.getByRole("button", { name: "Create document" }).click();
+    await tab.waitForURL(/\/d\/[0-9a-f-]{36}$/);
+    await tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    await tab.goto(`${service.url}/`);
+    await expect.poll(() => tab.locator(".recent-list a").allTextContents()).toEqual(["Launch plan"]);
+    const scrollWidth = await tab.evaluate(() => document.documentElement.scrollWidth);
+    expect(scrollWidth).toBeLessThanOrEqual(360);
+  });
+
+  it("merges two authors typing at once in different lines and in the same line", async () => {
+    const id = await createDocument("Two authors", "Release plan\n  Write notes\n  Test upgrade\n  Announce");
+    const ada = await author(id, "Ada");
+    const grace = await author(id, "Grace", { width: 360, height: 640 });
+    console.log(`time from navigation to an editable document: ${ada.openedInMs} ms (first page), ${grace.openedInMs} ms (second)`);
+    console.log(`page bundle: ${page.bundle.js} bytes of JavaScript (${page.bundle.jsGzip} gzipped), ${page.bundle.css} bytes of CSS`);
+
+    await cursorAt(ada.tab, 1, "End");
+    await cursorAt(grace.tab, 3, "End");
+    await Promise.all([ada.tab.keyboard.type(" (Ada)", { delay: 25 }), grace.tab.keyboard.type(" today", { delay: 25 })]);
+    const first = await expectConverged(service.url, id, [ada.tab, grace.tab]);
+    expect(first).toEqual("Release plan\n  Write notes (Ada)\n  Test upgrade\n  Announce today");
+
+    // Grace's cursor stayed where she typed while Ada's lines came in: she continues her own line.
+    await grace.tab.keyboard.type("!");
+    await expectConverged(service.url, id, [ada.tab, grace.tab]);
+
+    // The same line at once: overlapping edits of one line are a conflict for one of the two pages,
+    // which then keeps one text; without one, both edits are in.
+    await cursorAt(ada.tab, 2, "End");
+    await cursorAt(grace.tab, 2, "Home");
+    await Promise.all([ada.tab.keyboard.type(" on staging", { delay: 25 }), grace.tab.keyboard.type("[ ] ", { delay: 25 })]);
+    for (const tab of [ada.tab, grace.tab]) {
+      const keep = tab.getByRole("button", { name: "Keep mine" });
+      if (await keep.isVisible()) await keep.click();
+    }
+    const second = await expectConverged(service.url, id, [ada.tab, grace.tab]);
+    expect(["  [ ] Test upgrade on staging", "  Test upgrade on staging", "  [ ] Test upgrade"]).toContain(second.split("\n")[2]);
+
+    await ada.tab.getByRole("button", { name: "History" }).click();
+    await ada.tab.getByRole("button", { name: "Save version" }).click();
+    await expect.poll(() => ada.tab.locator(".history-entry").count()).toBeGreaterThanOrEqual(2);
+    await ada.tab.screenshot({ path: join(SHOTS, "editor-two-authors.png") });
+    await grace.tab.screenshot({ path: join(SHOTS, "editor-360px.png") });
+    expect(await grace.tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  });
+
+  it("shows a conflict with both texts and keeps the chosen one", async () => {
+    const id = await createDocument("Conflict", "alpha\nbeta\ngamma");
+    const ada = await author(id, "Ada");
+    const grace = await author(id, "Grace");
+
+    await grace.context.setOffline(true);
+    await cursorAt(grace.tab, 1, "End");
+    await grace.tab.keyboard.type(" by Grace");
+    await cursorAt(ada.tab, 1, "End");
+    await ada.tab.keyboard.type(" by Ada");
+    await expectConverged(service.url, id, [ada.tab]);
+    await grace.context.setOffline(false);
+
+    const conflict = grace.tab.locator(".conflict");
+    await conflict.waitFor({ timeout: 15_000 });
+    expect(await conflict.locator("pre.theirs").textContent()).toEqual("alpha\nbeta by Ada\ngamma");
+    expect(await conflict.locator("pre.mine").textContent()).toEqual("alpha\nbeta by Grace\ngamma");
+    await grace.tab.screenshot({ path: join(SHOTS, "conflict.png") });
+    await grace.tab.getByRole("button", { name: "Keep mine" }).click();
+    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma");
+  });
+
+  it("shows the deleted banner on every open page, and a restore brings both back", async () => {
+    const id = await createDocument("Doomed", "keep me");
+    const ada = await author(id, "Ada");
+    const grace = await author(id, "Grace");
+
+    await ada.tab.getByRole("button", { name: "Delete" }).click();
+    for (const tab of [ada.tab, grace.tab]) {
+      await tab.locator(".banner").getByText("This document was deleted").waitFor({ timeout: 10_000 });
+      expect(await tab.locator(".cm-content").getAttribute("contenteditable")).toEqual("false");
+    }
+    await grace.tab.locator(".banner").getByRole("button", { name: "Restore" }).click();
+    for (const tab of [ada.tab, grace.tab]) {
+      await tab.locator(".banner").waitFor({ state: "hidden", timeout: 10_000 });
+      await tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    }
+    await cursorAt(ada.tab, 0, "End");
+    await ada.tab.keyboard.type(" again");
+    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me again");
+  });
+
+  it("logs in to the tracker, creates a story from a line, shows its status and moves it", async () => {
+    const id = await createDocument("Tracker", "Sprint &tracker.alice-folio\n  [ ] Sign-up form");
+    const ada = await author(id, "Ada");
+    const tab = ada.tab;
+
+    await tab.getByLabel("Tracker user").fill(world.alice.username);
+    await tab.getByLabel("Password").fill("s3cret-Pa55word");
+    await tab.getByRole("button", { name: "Log in to the tracker" }).click();
+    await tab.getByText("Logged in as Alice Liddell").first().waitFor();
+    expect(await tab.evaluate(() => window.sessionStorage.getItem("folio.trackerSession") !== null && !window.location.href.includes("ey"))).toEqual(true);
+
+    await cursorAt(tab, 1, "End");
+    await tab.getByRole("button", { name: "Create story" }).click();
+    const linked = await eventually(() => editorText(tab), (text) => /#US-\d+$/.test(text.split("\n")[1] ?? ""));
+    const ref = Number(/#US-(\d+)$/.exec(linked.split("\n")[1] ?? "")?.[1]);
+    expect(linked).toEqual(`Sprint &tracker.alice-folio\n  [ ] Sign-up form #US-${ref}`);
+    const created = fake.tickets.find((ticket) => ticket.ref === ref);
+    expect(created?.subject).toEqual("Sign-up form");
+
+    await tab.locator(".ticket-status").waitFor();
+    expect(await tab.locator(".ticket-status").textContent()).toEqual("New");
+    expect(await tab.getByRole("link", { name: "Open in the tracker" }).getAttribute("href")).toEqual(`${TRACKER_WEB}/project/alice-folio/us/${ref}`);
+    await tab.getByLabel("Move to column").selectOption({ label: world.done.name });
+    await tab.getByLabel("Move to column").focus();
+    await tab.screenshot({ path: join(SHOTS, "tracker-menu.png") });
+    await tab.getByRole("button", { name: "Move" }).click();
+    await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(world.done.name);
+    // The status box follows the tracker's statusClosed, through the live document.
+    expect(await expectConverged(service.url, id, [tab])).toEqual(`Sprint &tracker.alice-folio\n  [x] Sign-up form #US-${ref}`);
+  });
+});
