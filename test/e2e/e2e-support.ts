@@ -50,12 +50,8 @@ export async function startService(webRoot: string, tracker?: { apiUrl: string; 
 }
 
 /** The editor's text as the page shows it: one `.cm-line` per line. */
-export function editorText(page: Page): Promise<string> {
-  return page.locator(".cm-content").evaluate((content) =>
-    Array.from(content.querySelectorAll(":scope > .cm-line"))
-      .map((line) => line.textContent ?? "")
-      .join("\n"),
-  );
+export async function editorText(page: Page): Promise<string> {
+  return (await page.locator(".cm-content > .cm-line").allTextContents()).join("\n");
 }
 
 /** Polls (every 50 ms, at most `ms`) until `read` gives a value `done` accepts; returns the last value. */

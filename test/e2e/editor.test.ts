@@ -68,7 +68,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   async function author(id: string, name: string, viewport = { width: 1100, height: 720 }): Promise<{ tab: Page; context: BrowserContext; openedInMs: number }> {
     const context = await browser.newContext({ viewport });
     contexts.push(context);
-    await context.addInitScript((chosen) => window.localStorage.setItem("folio.displayName", chosen), name);
+    await context.addInitScript(`window.localStorage.setItem("folio.displayName", ${JSON.stringify(name)})`);
     const tab = await context.newPage();
     tab.on("pageerror", (error) => console.error(`page error (${name}):`, error));
     const started = Date.now();
@@ -96,7 +96,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await tab.locator('.cm-content[contenteditable="true"]').waitFor();
     await tab.goto(`${service.url}/`);
     await expect.poll(() => tab.locator(".recent-list a").allTextContents()).toEqual(["Launch plan"]);
-    const scrollWidth = await tab.evaluate(() => document.documentElement.scrollWidth);
+    const scrollWidth = await tab.evaluate<number>("document.documentElement.scrollWidth");
     expect(scrollWidth).toBeLessThanOrEqual(360);
   });
 
@@ -134,7 +134,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await expect.poll(() => ada.tab.locator(".history-entry").count()).toBeGreaterThanOrEqual(2);
     await ada.tab.screenshot({ path: join(SHOTS, "editor-two-authors.png") });
     await grace.tab.screenshot({ path: join(SHOTS, "editor-360px.png") });
-    expect(await grace.tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await grace.tab.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
   });
 
   it("shows a conflict with both texts and keeps the chosen one", async () => {
@@ -180,7 +180,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   });
 
   it("logs in to the tracker, creates a story from a line, shows its status and moves it", async () => {
-    const id = await createDocument("Tracker", "Sprint &tracker.alice-folio\n  [ ] Sign-up form");
+    const id = await createDocument("Tracker", "Sprint &tracker.alice-folio\n  [ ] Sign-up form\n    Validate the e-mail");
     const ada = await author(id, "Ada");
     const tab = ada.tab;
 
@@ -188,15 +188,33 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await tab.getByLabel("Password").fill("s3cret-Pa55word");
     await tab.getByRole("button", { name: "Log in to the tracker" }).click();
     await tab.getByText("Logged in as Alice Liddell").first().waitFor();
-    expect(await tab.evaluate(() => window.sessionStorage.getItem("folio.trackerSession") !== null && !window.location.href.includes("ey"))).toEqual(true);
+    // The token lives in sessionStorage only: not in localStorage, not in the address.
+    const stored = await tab.evaluate<{ session: string | null; local: string; href: string }>(
+      "({ session: sessionStorage.getItem('folio.trackerSession'), local: JSON.stringify(localStorage), href: location.href })",
+    );
+    const token = (JSON.parse(stored.session ?? "{}") as { authToken?: string }).authToken ?? "";
+    expect(token.length).toBeGreaterThan(0);
+    expect([stored.local.includes(token), stored.href.includes(token)]).toEqual([false, false]);
 
     await cursorAt(tab, 1, "End");
+    await expect.poll(() => tab.locator(".tracker-body q").textContent()).toEqual("Sign-up form");
     await tab.getByRole("button", { name: "Create story" }).click();
     const linked = await eventually(() => editorText(tab), (text) => /#US-\d+$/.test(text.split("\n")[1] ?? ""));
     const ref = Number(/#US-(\d+)$/.exec(linked.split("\n")[1] ?? "")?.[1]);
-    expect(linked).toEqual(`Sprint &tracker.alice-folio\n  [ ] Sign-up form #US-${ref}`);
+    expect(linked).toEqual(`Sprint &tracker.alice-folio\n  [ ] Sign-up form #US-${ref}\n    Validate the e-mail`);
     const created = fake.tickets.find((ticket) => ticket.ref === ref);
     expect(created?.subject).toEqual("Sign-up form");
+
+    // A task on the line below belongs to the story node above it.
+    await cursorAt(tab, 2, "End");
+    await expect.poll(() => tab.locator(".tracker-body q").textContent()).toEqual("Validate the e-mail");
+    await tab.getByRole("button", { name: "Create task" }).click();
+    const withTask = await eventually(() => editorText(tab), (text) => /#T-\d+$/.test(text.split("\n")[2] ?? ""));
+    const taskRef = Number(/#T-(\d+)$/.exec(withTask.split("\n")[2] ?? "")?.[1]);
+    const task = fake.tickets.find((ticket) => ticket.ref === taskRef);
+    expect({ kind: task?.kind, subject: task?.subject, userStory: task?.userStory }).toEqual({ kind: "tasks", subject: "Validate the e-mail", userStory: created?.id });
+
+    await cursorAt(tab, 1, "End");
 
     await tab.locator(".ticket-status").waitFor();
     expect(await tab.locator(".ticket-status").textContent()).toEqual("New");
@@ -207,6 +225,6 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await tab.getByRole("button", { name: "Move" }).click();
     await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(world.done.name);
     // The status box follows the tracker's statusClosed, through the live document.
-    expect(await expectConverged(service.url, id, [tab])).toEqual(`Sprint &tracker.alice-folio\n  [x] Sign-up form #US-${ref}`);
+    expect(await expectConverged(service.url, id, [tab])).toEqual(`Sprint &tracker.alice-folio\n  [x] Sign-up form #US-${ref}\n    Validate the e-mail #T-${taskRef}`);
   });
 });
