@@ -6,6 +6,7 @@ import { FolioError, openDocument, type Conflict, type FolioClient, type LiveDoc
 import { h, messageOf, replace } from "./dom.js";
 import { bindEditor, type BoundEditor } from "./editor.js";
 import { historyPanel } from "./history-panel.js";
+import { parseLine, trackerSlug } from "./outline.js";
 import { displayName, rememberDocument, setDisplayName } from "./prefs.js";
 import { syncIndicator } from "./sync-indicator.js";
 import { trackerPanel } from "./tracker-panel.js";
@@ -91,7 +92,10 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
     if (!tracker) return;
     clearTimeout(timer);
     timer = setTimeout(() => {
-      const key = `${line}\u0000${doc.text.split("\n")[line] ?? ""}\u0000${doc.text.includes("&tracker.") ? "t" : ""}`;
+      // A linked line is shown again only when its link changes (not per keystroke: no refetch, no jump).
+      const text = doc.text.split("\n")[line] ?? "";
+      const link = parseLine(text).link;
+      const key = `${line}\u0000${link ? `${link.kind}-${link.ref}` : text}\u0000${trackerSlug(doc.text) ?? ""}`;
       if (key === lastShown) return;
       lastShown = key;
       tracker.showLine(line);

@@ -98,8 +98,11 @@ const outlineHighlighter = ViewPlugin.fromClass(
 export interface BoundEditor {
   view: EditorView;
   setReadOnly(readOnly: boolean): void;
-  /** Replaces line `index` (0-based) with `text` as a local edit, if it still reads `expected`. */
-  rewriteLine(index: number, expected: string, text: string): boolean;
+  /**
+   * Rewrites one line as a local edit: the first line that `matches`, looking at line `index` (0-based)
+   * first, since the line may have moved while a tracker call was under way. False when none matches.
+   */
+  updateLine(index: number, matches: (text: string) => boolean, edit: (text: string) => string): boolean;
   /** The 0-based index of the line with the main cursor. */
   cursorLine(): number;
   destroy(): void;
@@ -152,15 +155,15 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
     setReadOnly(value) {
       view.dispatch({ effects: readOnly.reconfigure([EditorState.readOnly.of(value), EditorView.editable.of(!value)]) });
     },
-    rewriteLine(index, expected, text) {
+    updateLine(index, matches, edit) {
       const count = view.state.doc.lines;
-      // The line may have moved while a tracker call was under way: look for it near its old place.
-      const candidates = [index, ...Array.from({ length: count }, (_, k) => k).filter((k) => k !== index)];
-      for (const k of candidates) {
+      const order = [index, ...Array.from({ length: count }, (_, k) => k).filter((k) => k !== index)];
+      for (const k of order) {
         if (k < 0 || k >= count) continue;
         const line = view.state.doc.line(k + 1);
-        if (line.text !== expected) continue;
-        view.dispatch({ changes: { from: line.from, to: line.to, insert: text }, userEvent: "input" });
+        if (!matches(line.text)) continue;
+        const text = edit(line.text);
+        if (text !== line.text) view.dispatch({ changes: { from: line.from, to: line.to, insert: text }, userEvent: "input" });
         return true;
       }
       return false;

@@ -109,13 +109,13 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
       const detail = await client.tracker.story(token, slug, story.ref);
       ticket = await client.tracker.createTask(token, { project, subject, userStory: detail.id });
     }
-    const written = context.editor()?.rewriteLine(line, text, withLink(text, kind, ticket.ref)) ?? false;
+    const written = context.editor()?.updateLine(line, (current) => current === text, (current) => withLink(current, kind, ticket.ref)) ?? false;
     status.textContent = written
       ? `Created ${kind === "story" ? "story" : "task"} #${ticket.ref}.`
       : `Created #${ticket.ref}, but the line changed meanwhile: add ${kind === "story" ? "#US" : "#T"}-${ticket.ref} to it yourself.`;
   };
 
-  const ticketView = (detail: TrackerTicketDetail, kind: TicketKind, slug: string, token: string, line: number, text: string, options: TrackerStatus[]) => {
+  const ticketView = (detail: TrackerTicketDetail, kind: TicketKind, slug: string, token: string, line: number, options: TrackerStatus[]) => {
     const select = h(
       "select",
       // A list box rather than a drop-down: every column stays in view; arrow keys choose one.
@@ -135,7 +135,7 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
       (kind === "story" ? client.tracker.moveStory(token, slug, detail.ref, body) : client.tracker.moveTask(token, slug, detail.ref, body))
         .then((moved) => {
           status.textContent = `Moved to ${moved.status ?? "the new column"}.`;
-          followBox(moved, line, text);
+          followBox(moved, kind, line);
           void showLine(currentLine);
         })
         .catch((error: unknown) => {
@@ -170,11 +170,18 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
     );
   };
 
-  /** Writes the ticket's closed state into the line's status box, when the line has one that differs. */
-  const followBox = (detail: TrackerTicketDetail, line: number, text: string) => {
-    const box = parseLine(text).box;
-    if (!box || detail.statusClosed === undefined || box.done === detail.statusClosed || doc.deleted) return;
-    context.editor()?.rewriteLine(line, text, withBox(text, detail.statusClosed));
+  /** Writes the ticket's closed state into the status box of the line that links it, when that box differs. */
+  const followBox = (detail: TrackerTicketDetail, kind: TicketKind, line: number) => {
+    const closed = detail.statusClosed;
+    if (closed === undefined || doc.deleted) return;
+    const links = (text: string) => {
+      const parsed = parseLine(text);
+      return parsed.link?.kind === kind && parsed.link.ref === detail.ref;
+    };
+    context.editor()?.updateLine(line, links, (text) => {
+      const box = parseLine(text).box;
+      return box && box.done !== closed ? withBox(text, closed) : text;
+    });
   };
 
   const showLine = async (line: number) => {
@@ -227,8 +234,8 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
         columns(token, slug, link.kind),
       ]);
       if (mine !== generation) return;
-      replace(body, header, ticketView(detail, link.kind, slug, token, line, text, options));
-      followBox(detail, line, text);
+      replace(body, header, ticketView(detail, link.kind, slug, token, line, options));
+      followBox(detail, link.kind, line);
     } catch (error) {
       if (mine !== generation) return;
       replace(body, header);
