@@ -122,12 +122,21 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await cursorAt(ada.tab, 2, "End");
     await cursorAt(grace.tab, 2, "Home");
     await Promise.all([ada.tab.keyboard.type(" on staging", { delay: 25 }), grace.tab.keyboard.type("[ ] ", { delay: 25 })]);
-    for (const tab of [ada.tab, grace.tab]) {
-      const keep = tab.getByRole("button", { name: "Keep mine" });
-      if (await keep.isVisible()) await keep.click();
-    }
-    const second = await expectConverged(service.url, id, [ada.tab, grace.tab]);
-    expect(["  [ ] Test upgrade on staging", "  Test upgrade on staging", "  [ ] Test upgrade"]).toContain(second.split("\n")[2]);
+    // A page that got a conflict shows it; it keeps its own text here. Then everything converges.
+    await eventually(
+      async () => {
+        for (const tab of [ada.tab, grace.tab]) {
+          const keep = tab.getByRole("button", { name: "Keep mine" });
+          if (await keep.isVisible()) await keep.click();
+        }
+        return Promise.all([ada.tab, grace.tab].map((tab) => tab.locator(".sync").getAttribute("data-status")));
+      },
+      (statuses) => statuses.every((status) => status === "synced"),
+    );
+    const second = (await expectConverged(service.url, id, [ada.tab, grace.tab])).split("\n");
+    expect([second.length, second[0], second[1], second[3]]).toEqual([4, "Release plan", "  Write notes (Ada)", "  Announce today!"]);
+    expect(second[2]).toContain("Test upgrade");
+    console.log(`the same line typed at once ended as ${JSON.stringify(second[2])}`);
 
     await ada.tab.getByRole("button", { name: "History" }).click();
     await ada.tab.getByRole("button", { name: "Save version" }).click();
