@@ -21,6 +21,21 @@ module.exports = {
       to: { pathNot: ["^src/api", "^src/core", "^node_modules/@sinclair/typebox"] },
     },
     {
+      name: "client-runs-in-browsers",
+      comment:
+        "src/client (the SDK) runs in browsers and Node: only itself, the line algebra, the wire schemas and their npm packages; no Node API, no service code",
+      severity: "error",
+      from: { path: "^src/client" },
+      to: { pathNot: ["^src/client", "^src/core", "^src/api", "^node_modules/(@sinclair/typebox|diff|@noble/hashes)"] },
+    },
+    {
+      name: "nothing-below-reaches-the-client",
+      comment: "the client sits on top of core and api; no layer of the service depends on it",
+      severity: "error",
+      from: { path: "^src", pathNot: "^src/client" },
+      to: { path: "^src/client" },
+    },
+    {
       name: "service-knows-no-transport-or-adapter",
       severity: "error",
       from: { path: "^src/service" },

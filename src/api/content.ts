@@ -22,6 +22,13 @@ export const ContentPatchResult = Type.Object(
   {
     version: int64("new document version", 1),
     opsSinceBase: Type.Array(LineOperationSchema, { description: "empty if the base was current; otherwise the foreign ops the submitted ones were shifted by" }),
+    checksum: Type.Optional(
+      Type.String({
+        pattern: CHECKSUM_PATTERN,
+        description:
+          "`sha256:<hex>` of the text after the patch, in the request checksum's format: a client rebuilds that text by the rebuild rule (README, \"Writing a client\") and reloads when its checksum differs",
+      }),
+    ),
   },
   { title: "ContentPatchResult" },
 );

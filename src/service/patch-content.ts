@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
-import { applyOps } from "../core/apply-ops.js";
 import { composeChain } from "../core/compose-ops.js";
 import type { LineOperation } from "../core/line-operation.js";
 import { joinLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import { minimizeOps } from "../core/minimize-ops.js";
-import { rebaseOps } from "../core/rebase-ops.js";
+import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
 import type { DocumentRecord, PatchReceipt } from "../storage/store.js";
 import type { Clock } from "./clock.js";
@@ -27,7 +25,7 @@ export interface ContentPatch {
 
 /** The outcome of a patch: accepted (a new version, or the stored result of a repeat) or a true conflict. */
 export type PatchOutcome =
-  | { kind: "accepted"; version: number; opsSinceBase: NormalizedOp[] }
+  | { kind: "accepted"; version: number; opsSinceBase: NormalizedOp[]; checksum?: string }
   | { kind: "conflict"; currentVersion: number; opsSinceBase: NormalizedOp[] };
 
 /**
@@ -48,48 +46,40 @@ export class ContentPatcher {
     return this.options.documents.writer.submit(id, async (doc) => {
       // The receipt first: a repeat gets its stored answer even after the document was deleted.
       const receipt = await doc.receipt(patch.clientId, patch.seq);
-      if (receipt) return repeated(receipt, requestHash);
+      if (receipt) return repeated(doc, receipt, requestHash);
       const head = doc.document;
       if (!head || head.deleted) throw documentNotFound(id);
 
       let foreign = await this.foreignOps(doc, head, patch);
       let ops = submitted;
       if (foreign.length > 0) {
-        const baseLength = (await doc.lines()).length - lineDelta(foreign);
-        checkRange(submitted, baseLength);
-        let rebased = rebaseOps(foreign, submitted);
-        if (!rebased.ok) {
+        checkRange(submitted, (await doc.lines()).length - lineDelta(foreign));
+        // The rebuild rule (docs/editing-protocol.md), shared with clients through src/core: a
+        // client repeats it on the answer's opsSinceBase and must reach this very text.
+        let rebased = rebasePatch(foreign, submitted);
+        if (!rebased.ok && rebased.needsBase) {
           // The rule judges ranges, not text: a hunk that rewrites lines with their own content, or
           // foreign versions that undid each other, look like overlaps where a three-way merge of
           // the texts is clean. Only on this rare path is the base text rebuilt to tell them apart.
           const base = await rebuildText(doc, patch.baseVersion);
-          if (base) {
-            foreign = minimizeOps(base.lines, foreign);
-            rebased = rebaseOps(foreign, minimizeOps(base.lines, submitted));
-          }
+          if (!base) throw new ServiceError("base-unavailable", `the text of base version ${patch.baseVersion} cannot be rebuilt; reload the document`);
+          rebased = rebasePatch(foreign, submitted, base.lines);
         }
-        if (!rebased.ok && baseLength > 0 && baseLength + lineDelta(submitted) === 0) {
-          // Ops that take out every line are recorded as putting one empty line in (below): a
-          // foreign version that emptied the text recorded that, and this patch is the same change.
-          rebased = rebaseOps(foreign, [{ index: 0, count: baseLength, lines: [""] }]);
+        if (!rebased.ok) {
+          return { kind: "conflict", currentVersion: head.version, opsSinceBase: rebased.needsBase ? foreign : rebased.opsSinceBase };
         }
-        if (!rebased.ok) return { kind: "conflict", currentVersion: head.version, opsSinceBase: foreign };
         ops = rebased.ops;
+        foreign = rebased.opsSinceBase;
       }
 
       const current = await doc.lines();
-      const applied = applyOps(current, ops);
+      const applied = applyRebased(current, ops);
       if (!applied.ok) throw new ServiceError("range-outside-text", applied.message);
-      let lines = applied.lines;
-      if (lines.length === 0) {
-        // Ops that take out every line leave no line at all, but the empty text is one empty line
-        // (decisions §4). Record them as putting that line in, so that the head, a replay of the
-        // stored ops and a split of the stored text all agree on [""].
-        lines = [""];
-        ops = [{ index: 0, count: current.length, lines: [""] }];
-      }
+      const lines = applied.lines;
+      ops = applied.ops;
 
       let version = head.version;
+      let checksum = head.checksum;
       if (ops.length > 0 || patch.milestone === true) {
         const text = joinLines(lines);
         const bytes = Buffer.byteLength(text, "utf8");
@@ -108,11 +98,12 @@ export class ContentPatcher {
           ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
         });
         version = record.version;
+        checksum = record.checksum;
       }
       // Every submitted change was already made by a foreign version: nothing new to record, but the
       // receipt keeps the answer so that a resend gets the same one.
       doc.putReceipt(receiptOf(id, patch, requestHash, version, foreign, this.options.clock.now()));
-      return { kind: "accepted", version, opsSinceBase: foreign };
+      return { kind: "accepted", version, opsSinceBase: foreign, checksum };
     }, { receipt: { clientId: patch.clientId, seq: patch.seq } });
   }
 
@@ -178,11 +169,14 @@ function hashRequest(patch: ContentPatch, ops: readonly NormalizedOp[]): string 
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 
-function repeated(receipt: PatchReceipt, requestHash: string): PatchOutcome {
+async function repeated(doc: WorkingDocument, receipt: PatchReceipt, requestHash: string): Promise<PatchOutcome> {
   if (receipt.requestHash !== requestHash) {
     throw new ServiceError("seq-reused", `seq ${receipt.seq} of client ${receipt.clientId} was already used for a different patch`);
   }
-  return { kind: "accepted", version: receipt.version, opsSinceBase: receipt.opsSinceBase };
+  // The checksum of the text the patch led to is the one of the version the receipt names: version
+  // records are never deleted (compaction drops only their ops), so a repeat answers it too.
+  const checksum = (await doc.version(receipt.version))?.checksum;
+  return { kind: "accepted", version: receipt.version, opsSinceBase: receipt.opsSinceBase, ...(checksum !== undefined ? { checksum } : {}) };
 }
 
 function receiptOf(id: string, patch: ContentPatch, requestHash: string, version: number, foreign: NormalizedOp[], now: number): PatchReceipt {

@@ -60,7 +60,7 @@ describePostgres("two instances on one PostgreSQL schema: feed wake-ups", () => 
     const answer = await waiting.answer;
     const elapsedMs = performance.now() - patchedAt;
 
-    expect({ status: patched.status, body: patched.body }).toEqual({ status: 200, body: { version: 2, opsSinceBase: [] } });
+    expect({ status: patched.status, body: patched.body }).toEqual({ status: 200, body: { version: 2, opsSinceBase: [], checksum: checksum("a\nb") } });
     expect({ status: answer.status, body: answer.body }).toEqual(feedAnswer("b", 1));
     expect(elapsedMs).toBeLessThan(1_000);
     expect(waiters(b)).toBe(0);

@@ -86,7 +86,7 @@ describePostgres("two service processes on one PostgreSQL schema", () => {
       });
       const answer = await polling;
 
-      expect(patched).toEqual({ status: 200, body: { version: 2, opsSinceBase: [] } });
+      expect(patched).toEqual({ status: 200, body: { version: 2, opsSinceBase: [], checksum: checksum("a\nb") } });
       expect(answer).toEqual({
         status: 200,
         body: { fromVersion: 1, currentVersion: 2, ops: [{ op: "insert", index: 1, lines: ["b"] }], events: [{ version: 2, changeType: "UPDATED", clientId: "c-ann" }] },

@@ -55,9 +55,16 @@ export async function readHistory(app: FastifyInstance, id: string): Promise<His
   return response.json();
 }
 
-/** A 200 ContentPatchResult. */
-export function expectAccepted(response: LightMyRequestResponse, version: number, opsSinceBase: WireOp[] = []): void {
-  expectJson(response, 200, { version, opsSinceBase });
+/** Any `sha256:<hex>` checksum, for answers whose text a test does not spell out. */
+export const ANY_CHECKSUM = expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown as string;
+
+/**
+ * A 200 ContentPatchResult. With `text`, its `checksum` must be exactly the checksum of that text
+ * (the text after the patch); without it, any well-formed checksum (test/http/content-checksum.test.ts
+ * checks the values).
+ */
+export function expectAccepted(response: LightMyRequestResponse, version: number, opsSinceBase: WireOp[] = [], text?: string): void {
+  expectJson(response, 200, { version, opsSinceBase, checksum: text === undefined ? ANY_CHECKSUM : checksumOf(text) });
 }
 
 /** A 409 ContentConflict (application/json, not a problem). */

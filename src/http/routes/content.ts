@@ -38,7 +38,11 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
           .type("application/json; charset=utf-8")
           .send({ currentVersion: outcome.currentVersion, opsSinceBase: outcome.opsSinceBase.map(toLineOperation) });
       }
-      return { version: outcome.version, opsSinceBase: outcome.opsSinceBase.map(toLineOperation) };
+      return {
+        version: outcome.version,
+        opsSinceBase: outcome.opsSinceBase.map(toLineOperation),
+        ...(outcome.checksum !== undefined ? { checksum: outcome.checksum } : {}),
+      };
     },
   );
 };

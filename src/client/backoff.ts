@@ -1,0 +1,95 @@
+/** How the client waits between attempts: bounded exponential backoff with jitter. */
+export interface RetryOptions {
+  /** The first wait (default 250 ms); doubled on each failure up to maxMs. */
+  initialMs?: number;
+  /** The longest wait between two attempts (default 30 s). */
+  maxMs?: number;
+  /** The longest `Retry-After` honoured (default 300 s): a longer one is cut to this. */
+  maxRetryAfterMs?: number;
+}
+
+export class Backoff {
+  private failures = 0;
+  private readonly initialMs: number;
+  private readonly maxMs: number;
+  private readonly maxRetryAfterMs: number;
+
+  constructor(options: RetryOptions = {}, private readonly random: () => number = Math.random) {
+    this.initialMs = options.initialMs ?? 250;
+    this.maxMs = options.maxMs ?? 30_000;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
+  }
+
+  /**
+   * The wait before the next attempt: "equal jitter" (half the exponential step plus a random half),
+   * so that clients that failed together do not come back together; at least `Retry-After`.
+   */
+  next(retryAfterSeconds?: number): number {
+    const step = Math.min(this.maxMs, this.initialMs * 2 ** Math.min(this.failures, 30));
+    this.failures++;
+    const jittered = step / 2 + this.random() * (step / 2);
+    if (retryAfterSeconds === undefined) return jittered;
+    return Math.min(this.maxRetryAfterMs, Math.max(jittered, retryAfterSeconds * 1000));
+  }
+
+  reset(): void {
+    this.failures = 0;
+  }
+
+  get attempts(): number {
+    return this.failures;
+  }
+}
+
+/** Resolves after `ms`, or rejects with an AbortError as soon as `signal` fires. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function abortError(): Error {
+  const error = new Error("the live document was closed");
+  error.name = "AbortError";
+  return error;
+}
+
+/**
+ * Runs `task` with a signal that fires when `parent` fires or after `timeoutMs`, whichever comes
+ * first, so that no request waits for ever on an answer that was lost. The task is raced against
+ * the signal too: a fetch that ignores its signal still cannot hold the caller.
+ */
+export async function withTimeout<T>(parent: AbortSignal, timeoutMs: number, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (parent.aborted) throw abortError();
+  const controller = new AbortController();
+  let fail: (error: Error) => void = () => undefined;
+  const fired = new Promise<never>((_, reject) => (fail = reject));
+  fired.catch(() => undefined);
+  const onAbort = () => {
+    const error = abortError();
+    controller.abort(error);
+    fail(error);
+  };
+  parent.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => {
+    const error = new Error(`no answer within ${timeoutMs} ms`);
+    error.name = "TimeoutError";
+    controller.abort(error);
+    fail(error);
+  }, timeoutMs);
+  try {
+    return await Promise.race([task(controller.signal), fired]);
+  } finally {
+    clearTimeout(timer);
+    parent.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,0 +1,46 @@
+import { Backoff, sleep, withTimeout, type RetryOptions } from "./backoff.js";
+import { FolioError } from "./errors.js";
+import type { FolioClient } from "./http.js";
+import type { ChangeFeed } from "./types.js";
+
+export interface FeedLoopOptions {
+  client: FolioClient;
+  id: string;
+  signal: AbortSignal;
+  waitSeconds: number;
+  retry: RetryOptions | undefined;
+  /** The version to ask from: the live document's confirmed version, read before every poll. */
+  since: () => number;
+  /** Hands an answer to the live document; the next poll waits until it was applied (or found stale). */
+  deliver: (answer: ChangeFeed) => Promise<void>;
+  /** Told when polls start or stop failing. */
+  failing: (failing: boolean, error?: Error) => void;
+}
+
+/** How much longer than the long-poll wait a feed request may take before it counts as lost. */
+const FEED_GRACE_MS = 15_000;
+
+/**
+ * The feed loop: long polls `GET …/changes?since=<confirmed version>` until the signal fires. A 204
+ * asks again at once; an error waits with backoff and jitter (honouring Retry-After) and tries again.
+ */
+export async function runFeed(options: FeedLoopOptions): Promise<void> {
+  const backoff = new Backoff(options.retry);
+  const timeoutMs = options.waitSeconds * 1000 + FEED_GRACE_MS;
+  while (!options.signal.aborted) {
+    try {
+      const since = options.since();
+      const answer = await withTimeout(options.signal, timeoutMs, (signal) =>
+        options.client.changes(options.id, { since, wait: options.waitSeconds }, signal),
+      );
+      if (backoff.attempts > 0) options.failing(false);
+      backoff.reset();
+      if (answer) await options.deliver(answer);
+    } catch (error) {
+      if (options.signal.aborted) return;
+      options.failing(true, error instanceof Error ? error : new Error(String(error)));
+      const wait = backoff.next(error instanceof FolioError ? error.retryAfterSeconds : undefined);
+      await sleep(wait, options.signal).catch(() => undefined);
+    }
+  }
+}

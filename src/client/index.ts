@@ -1,0 +1,23 @@
+/**
+ * The Folio client: typed calls for every endpoint and live documents that speak the editing
+ * protocol (docs/editing-protocol.md). Runs in browsers and in Node 20: `fetch` only, no Node API;
+ * the line algebra is the service's own (src/core).
+ */
+export { createClient, type ClientOptions, type FolioClient, type PatchAnswer, type TrackerCalls } from "./http.js";
+export { FolioError, FolioNetworkError } from "./errors.js";
+export { openDocument, randomClientId } from "./open-document.js";
+export {
+  ConflictDiscardedError,
+  type Conflict,
+  type LiveDocument,
+  type OpenOptions,
+  type PendingStore,
+  type PersistedPending,
+  type SyncStatus,
+  type TextChange,
+} from "./live-types.js";
+export type { RetryOptions } from "./backoff.js";
+export type * from "./types.js";
+export { checksumOf } from "../core/checksum.js";
+export { joinLines, splitLines } from "../core/lines.js";
+export { rebuildAfterPatch } from "../core/rebuild-rule.js";

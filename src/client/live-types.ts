@@ -1,0 +1,103 @@
+import type { RetryOptions } from "./backoff.js";
+import type { ContentPatchRequest, LineOperation } from "./types.js";
+
+export type SyncStatus = "synced" | "syncing" | "offline" | "conflict";
+
+/**
+ * The unacknowledged edit of a live document, as a {@link PendingStore} keeps it: the patch in
+ * flight exactly as sent (so that a reload resends it with the same clientId and seq, and the
+ * service answers from its receipt instead of applying it twice), the base text it was built
+ * against, and the whole local text (edits made after it included).
+ */
+export interface PersistedPending {
+  /** The patch in flight, unchanged; absent when only buffered edits are waiting. */
+  request?: ContentPatchRequest;
+  /** The text of version `baseVersion`, the base of `request` and of `text`'s edits. */
+  baseText: string;
+  baseVersion: number;
+  /** The local text when it was saved. */
+  text: string;
+  /** The client id of `request`; the next patches of a reopened document go on with it. */
+  clientId: string;
+  /** The next seq to use after `request`. */
+  nextSeq: number;
+}
+
+/** Optional persistence of the unacknowledged edit (for example in localStorage or IndexedDB). */
+export interface PendingStore {
+  load(documentId: string): Promise<PersistedPending | undefined> | PersistedPending | undefined;
+  save(documentId: string, pending: PersistedPending | undefined): Promise<void> | void;
+}
+
+export interface OpenOptions {
+  /** Sent with every patch; changeable later with setDisplayName. */
+  displayName?: string;
+  /** Default: a random id per live document (crypto.getRandomValues), or the persisted one. */
+  clientId?: string;
+  pendingStore?: PendingStore;
+  /** The feed's long-poll wait in seconds (default 25). */
+  waitSeconds?: number;
+  /** Same as doc.on("conflict", ...). */
+  onConflict?: (conflict: Conflict) => void;
+  /** Waits between attempts after a network failure, 5xx, 429 or 503 (see RetryOptions). */
+  retry?: RetryOptions;
+  /** A patch, reload or rename without an answer after this long counts as failed and is resent (default 30 s). */
+  requestTimeoutMs?: number;
+}
+
+export interface TextChange {
+  origin: "local" | "remote";
+  previousText: string;
+  text: string;
+  /** Line ops that turn previousText into text (sorted, against previousText): the editor maps cursors through them. */
+  ops: LineOperation[];
+}
+
+export interface Conflict {
+  /** The service's current text. */
+  theirs: string;
+  /** The local text the rejected edit would have produced. */
+  mine: string;
+  /** The version `theirs` is. */
+  version: number;
+  /** "mine" = a new diff against the current version. Only the first call counts. */
+  resolve(choice: "theirs" | "mine"): void;
+}
+
+/** What an unanswered conflict lost: emitted as an `error` when no conflict listener chose. */
+export class ConflictDiscardedError extends Error {
+  override readonly name = "ConflictDiscardedError";
+  constructor(readonly mine: string, readonly theirs: string) {
+    super("a conflicting local edit was discarded for the service's text (no conflict listener); `mine` holds the lost text");
+  }
+}
+
+export interface LiveDocument {
+  readonly id: string;
+  /** The local text (confirmed + pending edits). */
+  readonly text: string;
+  /** The last version the local text is based on. */
+  readonly version: number;
+  readonly title: string;
+  /** true: read-only until RESTORED. */
+  readonly deleted: boolean;
+  readonly status: SyncStatus;
+  readonly clientId: string;
+  /** The editor hands over its whole text after a local edit. */
+  setText(next: string): void;
+  setDisplayName(name: string | undefined): void;
+  /** A milestone patch (the "save version" button); resolves when the service recorded it. */
+  saveMilestone(): Promise<void>;
+  /** Title patch with the current version, retried once on 409. */
+  rename(title: string): Promise<void>;
+  on(event: "change", listener: (change: TextChange) => void): () => void;
+  on(event: "title", listener: (title: string) => void): () => void;
+  on(event: "deleted" | "restored", listener: () => void): () => void;
+  on(event: "conflict", listener: (conflict: Conflict) => void): () => void;
+  on(event: "error", listener: (error: Error) => void): () => void;
+  on(event: "status", listener: (status: SyncStatus) => void): () => void;
+  /** Resolves when no local edit is pending and the last version the feed announced is applied; rejects on close or after `timeoutMs`. */
+  whenSynced(timeoutMs?: number): Promise<void>;
+  /** Stops every loop, request and timer. */
+  close(): void;
+}
