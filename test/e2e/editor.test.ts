@@ -224,8 +224,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     expect({ kind: task?.kind, subject: task?.subject, userStory: task?.userStory }).toEqual({ kind: "tasks", subject: "Validate the e-mail", userStory: created?.id });
 
     await cursorAt(tab, 1, "End");
-
-    await tab.locator(".ticket-status").waitFor();
+    await expect.poll(() => tab.locator(".ticket-summary strong").textContent()).toEqual(`Story #${ref}`);
     expect(await tab.locator(".ticket-status").textContent()).toEqual("New");
     expect(await tab.getByRole("link", { name: "Open in the tracker" }).getAttribute("href")).toEqual(`${TRACKER_WEB}/project/alice-folio/us/${ref}`);
     await tab.getByLabel("Move to column").selectOption({ label: world.done.name });
