@@ -185,6 +185,7 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
   };
 
   const showLine = async (line: number) => {
+    if (line !== currentLine) status.textContent = "";
     currentLine = line;
     const mine = ++generation;
     if (!session) return;

@@ -79,6 +79,21 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     return { tab, context, openedInMs };
   }
 
+  /** One picture of several pages side by side, each with a caption (composed in the browser itself). */
+  async function sideBySide(shots: { caption: string; png: Buffer }[], path: string): Promise<void> {
+    const context = await browser.newContext({ viewport: { width: 800, height: 400 } });
+    contexts.push(context);
+    const tab = await context.newPage();
+    const figures = shots
+      .map(({ caption, png }) => `<figure><figcaption>${caption}</figcaption><img src="data:image/png;base64,${png.toString("base64")}"></figure>`)
+      .join("");
+    await tab.setContent(
+      `<style>body{margin:0;padding:16px;display:flex;gap:16px;align-items:flex-start;background:#c9d0da;font:600 14px system-ui,sans-serif;width:max-content}` +
+        `figure{margin:0}figcaption{margin:0 0 6px}img{display:block;border:1px solid #8a94a3;border-radius:6px}</style>${figures}`,
+    );
+    await tab.screenshot({ path, fullPage: true });
+  }
+
   /** Puts the cursor at the end (or start) of line `index` (0-based). */
   async function cursorAt(tab: Page, index: number, where: "End" | "Home"): Promise<void> {
     await tab.locator(".cm-line").nth(index).click();
@@ -101,28 +116,62 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   });
 
   it("merges two authors typing at once in different lines and in the same line", async () => {
-    const id = await createDocument("Two authors", "Release plan\n  Write notes\n  Test upgrade\n  Announce");
-    const ada = await author(id, "Ada");
+    const id = await createDocument("Release plan", "Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
+    const ada = await author(id, "Ada", { width: 1000, height: 640 });
     const grace = await author(id, "Grace", { width: 360, height: 640 });
     console.log(`time from navigation to an editable document: ${ada.openedInMs} ms (first page), ${grace.openedInMs} ms (second)`);
     console.log(`page bundle: ${page.bundle.js} bytes of JavaScript (${page.bundle.jsGzip} gzipped), ${page.bundle.css} bytes of CSS`);
 
     await cursorAt(ada.tab, 1, "End");
     await cursorAt(grace.tab, 3, "End");
-    await Promise.all([ada.tab.keyboard.type(" (Ada)", { delay: 25 }), grace.tab.keyboard.type(" today", { delay: 25 })]);
+    await Promise.all([ada.tab.keyboard.type(" (Ada)", { delay: 25 }), grace.tab.keyboard.type(" on Monday", { delay: 25 })]);
     const first = await expectConverged(service.url, id, [ada.tab, grace.tab]);
-    expect(first).toEqual("Release plan\n  Write notes (Ada)\n  Test upgrade\n  Announce today");
+    expect(first).toEqual("Release 2.0\n  [x] Write notes (Ada)\n  [ ] Test upgrade\n  [ ] Announce on Monday");
 
-    // Grace's cursor stayed where she typed while Ada's lines came in: she continues her own line.
+    // Grace's cursor stayed where she typed while Ada's characters came in above it: she goes on there.
     await grace.tab.keyboard.type("!");
-    await expectConverged(service.url, id, [ada.tab, grace.tab]);
-
-    // The same line at once: overlapping edits of one line are a conflict for one of the two pages,
-    // which then keeps one text; without one, both edits are in.
     await cursorAt(ada.tab, 2, "End");
-    await cursorAt(grace.tab, 2, "Home");
-    await Promise.all([ada.tab.keyboard.type(" on staging", { delay: 25 }), grace.tab.keyboard.type("[ ] ", { delay: 25 })]);
-    // A page that got a conflict shows it; it keeps its own text here. Then everything converges.
+    await ada.tab.keyboard.press("Enter");
+    await ada.tab.keyboard.type("  staging first");
+    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual(
+      "Release 2.0\n  [x] Write notes (Ada)\n  [ ] Test upgrade\n    staging first\n  [ ] Announce on Monday!",
+    );
+
+    // Both save a version; the history names them, as unverified claims.
+    for (const tab of [grace.tab, ada.tab]) {
+      await tab.getByRole("button", { name: "History" }).click();
+      await tab.getByRole("button", { name: "Save version" }).click();
+      await tab.getByText("Version saved.").waitFor();
+    }
+    await expect.poll(() => ada.tab.locator(".history-by").allTextContents()).toEqual([
+      "changed by Ada (unverified)",
+      "changed by Grace (unverified)",
+      "changed by an unnamed client ",
+    ]);
+    await cursorAt(ada.tab, 3, "End");
+    await cursorAt(grace.tab, 4, "End");
+    await grace.tab.evaluate("window.scrollTo(0, 0)");
+    await sideBySide(
+      [
+        { caption: "Ada, 1000 px wide", png: await ada.tab.screenshot() },
+        { caption: "Grace, 360 px wide", png: await grace.tab.screenshot() },
+      ],
+      join(SHOTS, "editor-two-authors.png"),
+    );
+    expect(await grace.tab.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+    await ada.tab.getByRole("button", { name: "View version" }).last().click();
+    expect(await ada.tab.locator(".version-text").textContent()).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
+    await ada.tab.screenshot({ path: join(SHOTS, "history-panel.png"), fullPage: true });
+
+    // Rolling back to version 1 brings its text to both pages.
+    await ada.tab.getByRole("button", { name: "Roll back to version 1" }).click();
+    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
+
+    // The same line at once: overlapping edits of one line are a conflict for the page whose patch
+    // came second; it keeps its own text here. Then every page and the service hold one text.
+    await cursorAt(ada.tab, 2, "End");
+    await cursorAt(grace.tab, 2, "End");
+    await Promise.all([ada.tab.keyboard.type(" on staging", { delay: 25 }), grace.tab.keyboard.type(" + rollback", { delay: 25 })]);
     await eventually(
       async () => {
         for (const tab of [ada.tab, grace.tab]) {
@@ -134,16 +183,9 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
       (statuses) => statuses.every((status) => status === "synced"),
     );
     const second = (await expectConverged(service.url, id, [ada.tab, grace.tab])).split("\n");
-    expect([second.length, second[0], second[1], second[3]]).toEqual([4, "Release plan", "  Write notes (Ada)", "  Announce today!"]);
-    expect(second[2]).toContain("Test upgrade");
+    expect([second.length, second[0], second[1], second[3]]).toEqual([4, "Release 2.0", "  [x] Write notes", "  [ ] Announce"]);
+    expect(second[2]).toMatch(/^ {2}\[ \] Test upgrade/);
     console.log(`the same line typed at once ended as ${JSON.stringify(second[2])}`);
-
-    await ada.tab.getByRole("button", { name: "History" }).click();
-    await ada.tab.getByRole("button", { name: "Save version" }).click();
-    await expect.poll(() => ada.tab.locator(".history-entry").count()).toBeGreaterThanOrEqual(2);
-    await ada.tab.screenshot({ path: join(SHOTS, "editor-two-authors.png") });
-    await grace.tab.screenshot({ path: join(SHOTS, "editor-360px.png") });
-    expect(await grace.tab.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
   });
 
   it("shows a conflict with both texts and keeps the chosen one", async () => {
@@ -172,6 +214,11 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     const id = await createDocument("Doomed", "keep me");
     const ada = await author(id, "Ada");
     const grace = await author(id, "Grace");
+
+    // A rename shows on the other page too.
+    await ada.tab.getByLabel("Document title").fill("Doomed plan");
+    await ada.tab.getByRole("button", { name: "Rename" }).click();
+    await expect.poll(() => grace.tab.getByLabel("Document title").inputValue(), { timeout: 10_000 }).toEqual("Doomed plan");
 
     await ada.tab.getByRole("button", { name: "Delete" }).click();
     for (const tab of [ada.tab, grace.tab]) {
