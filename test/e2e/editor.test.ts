@@ -124,8 +124,12 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
 
     await cursorAt(ada.tab, 1, "End");
     await cursorAt(grace.tab, 3, "End");
+    const editorTop = () => grace.tab.locator(".editor-host").evaluate((host) => host.getBoundingClientRect().top);
+    const topBefore = await editorTop();
     await Promise.all([ada.tab.keyboard.type(" (Ada)", { delay: 25 }), grace.tab.keyboard.type(" on Monday", { delay: 25 })]);
     const first = await expectConverged(service.url, id, [ada.tab, grace.tab]);
+    // Saving… and Saved came and went while typing: nothing above the editor moved.
+    expect(await editorTop()).toEqual(topBefore);
     expect(first).toEqual("Release 2.0\n  [x] Write notes (Ada)\n  [ ] Test upgrade\n  [ ] Announce on Monday");
 
     // Grace's cursor stayed where she typed while Ada's characters came in above it: she goes on there.
@@ -196,6 +200,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await grace.context.setOffline(true);
     await cursorAt(grace.tab, 1, "End");
     await grace.tab.keyboard.type(" by Grace");
+    await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept");
     await cursorAt(ada.tab, 1, "End");
     await ada.tab.keyboard.type(" by Ada");
     await expectConverged(service.url, id, [ada.tab]);
@@ -274,10 +279,13 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await expect.poll(() => tab.locator(".ticket-summary strong").textContent()).toEqual(`Story #${ref}`);
     expect(await tab.locator(".ticket-status").textContent()).toEqual("New");
     expect(await tab.getByRole("link", { name: "Open in the tracker" }).getAttribute("href")).toEqual(`${TRACKER_WEB}/project/alice-folio/us/${ref}`);
-    await tab.getByLabel("Move to column").selectOption({ label: world.done.name });
+    // By keyboard: the column list takes arrow keys (End: the last column), Tab reaches "Move".
     await tab.getByLabel("Move to column").focus();
+    await tab.keyboard.press("End");
+    expect(await tab.getByLabel("Move to column").evaluate((select) => (select as unknown as { selectedOptions: { label: string }[] }).selectedOptions[0]?.label)).toEqual(world.done.name);
     await tab.screenshot({ path: join(SHOTS, "tracker-menu.png") });
-    await tab.getByRole("button", { name: "Move" }).click();
+    await tab.keyboard.press("Tab");
+    await tab.keyboard.press("Enter");
     await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(world.done.name);
     // The status box follows the tracker's statusClosed, through the live document.
     expect(await expectConverged(service.url, id, [tab])).toEqual(`Sprint &tracker.alice-folio\n  [x] Sign-up form #US-${ref}\n    Validate the e-mail #T-${taskRef}`);
