@@ -19,9 +19,13 @@ import {
 import type { LiveDocument, TextChange } from "../src/client/index.js";
 import { toCharChanges } from "./line-changes.js";
 import { parseLine } from "./outline.js";
+import { LocalHistory } from "./undo.js";
 
 /** Marks a transaction that brings the document's own text in: it must not go out as a local edit. */
 const fromDocument = Annotation.define<boolean>();
+
+/** Marks the editor's own undo and redo transactions. */
+const historyStep = Annotation.define<"undo" | "redo">();
 
 /** Enter keeps the indentation of the current line, so that a new node becomes a sibling. */
 function newlineKeepingIndent(view: EditorView): boolean {
@@ -110,7 +114,14 @@ export interface BoundEditor {
 
 export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { onCursorLine: (line: number) => void; label: string }): BoundEditor {
   const readOnly = new Compartment();
+  const history = new LocalHistory();
   let lastLine = -1;
+  const runHistory = (which: "undo" | "redo") => (view: EditorView) => {
+    if (view.state.readOnly) return false;
+    const spec = which === "undo" ? history.undo(view.state) : history.redo(view.state);
+    if (spec) view.dispatch({ ...spec, annotations: [historyStep.of(which)], userEvent: which });
+    return true;
+  };
   const extensions: Extension[] = [
     lineNumbers(),
     highlightActiveLine(),
@@ -120,11 +131,16 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
       { key: "Enter", run: newlineKeepingIndent },
       { key: "Alt-ArrowRight", run: (view) => shiftLines(view, 1) },
       { key: "Alt-ArrowLeft", run: (view) => shiftLines(view, -1) },
+      { key: "Mod-z", run: runHistory("undo"), preventDefault: true },
+      { key: "Mod-y", run: runHistory("redo"), preventDefault: true },
+      { key: "Mod-Shift-z", run: runHistory("redo"), preventDefault: true },
     ]),
     outlineHighlighter,
     readOnly.of([EditorState.readOnly.of(doc.deleted), EditorView.editable.of(!doc.deleted)]),
     EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true", spellcheck: "false", autocapitalize: "off" }),
     EditorView.updateListener.of((update) => {
+      const now = Date.now();
+      for (const tr of update.transactions) history.record(tr, tr.annotation(fromDocument) ? "remote" : (tr.annotation(historyStep) ?? "local"), now);
       if (update.docChanged && !update.transactions.some((tr) => tr.annotation(fromDocument))) doc.setText(update.state.doc.toString());
       if (update.docChanged || update.selectionSet || lastLine === -1) {
         const line = update.state.doc.lineAt(update.state.selection.main.head).number - 1;

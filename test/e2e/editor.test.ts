@@ -33,6 +33,8 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   let world: TrackerWorld;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
+  /** Uncaught errors of any page: a test fails on them. */
+  const pageErrors: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -45,6 +47,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
 
   afterEach(async () => {
     await Promise.all(contexts.splice(0).map((context) => context.close()));
+    expect(pageErrors.splice(0)).toEqual([]);
   });
 
   afterAll(async () => {
@@ -70,7 +73,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     contexts.push(context);
     await context.addInitScript(`window.localStorage.setItem("folio.displayName", ${JSON.stringify(name)})`);
     const tab = await context.newPage();
-    tab.on("pageerror", (error) => console.error(`page error (${name}):`, error));
+    tab.on("pageerror", (error) => pageErrors.push(`${name}: ${error.message}`));
     const started = Date.now();
     await tab.goto(`${service.url}/d/${id}`);
     await tab.locator('.cm-content[contenteditable="true"]').waitFor({ timeout: 10_000 });
@@ -104,6 +107,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     const context = await browser.newContext({ viewport: { width: 360, height: 640 } });
     contexts.push(context);
     const tab = await context.newPage();
+    tab.on("pageerror", (error) => pageErrors.push(`start page: ${error.message}`));
     await tab.goto(`${service.url}/`);
     await tab.getByLabel("Title").fill("Launch plan");
     await tab.getByRole("button", { name: "Create document" }).click();
@@ -124,7 +128,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
 
     await cursorAt(ada.tab, 1, "End");
     await cursorAt(grace.tab, 3, "End");
-    const editorTop = () => grace.tab.locator(".editor-host").evaluate((host) => host.getBoundingClientRect().top);
+    const editorTop = async () => (await grace.tab.locator(".editor-host").boundingBox())?.y;
     const topBefore = await editorTop();
     await Promise.all([ada.tab.keyboard.type(" (Ada)", { delay: 25 }), grace.tab.keyboard.type(" on Monday", { delay: 25 })]);
     const first = await expectConverged(service.url, id, [ada.tab, grace.tab]);
@@ -237,6 +241,13 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     }
     await cursorAt(ada.tab, 0, "End");
     await ada.tab.keyboard.type(" again");
+    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me again");
+    // Undo and redo take back one's own typing, and the other page follows.
+    await grace.tab.keyboard.press("Control+z");
+    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me again");
+    await ada.tab.keyboard.press("Control+z");
+    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me");
+    await ada.tab.keyboard.press("Control+Shift+Z");
     expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me again");
   });
 
