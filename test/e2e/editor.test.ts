@@ -130,6 +130,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await cursorAt(grace.tab, 3, "End");
     const editorTop = async () => (await grace.tab.locator(".editor-host").boundingBox())?.y;
     const topBefore = await editorTop();
+    expect(topBefore).toBeGreaterThan(100);
     await Promise.all([ada.tab.keyboard.type(" (Ada)", { delay: 25 }), grace.tab.keyboard.type(" on Monday", { delay: 25 })]);
     const first = await expectConverged(service.url, id, [ada.tab, grace.tab]);
     // Saving… and Saved came and went while typing: nothing above the editor moved.
