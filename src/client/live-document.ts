@@ -3,26 +3,19 @@ import { checksumOf } from "../core/checksum.js";
 import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation, type NormalizedOp } from "../core/normalized-op.js";
-import { applyRebased, rebasePatch, rebuildAfterPatch } from "../core/rebuild-rule.js";
+import { rebuildAfterPatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
-import { Backoff, abortError, sleep, withTimeout } from "./backoff.js";
+import { Backoff, abortError, sleep } from "./backoff.js";
+import { adoptPersisted, carryOver, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
 import { FolioError, isTransient } from "./errors.js";
 import { Emitter } from "./events.js";
 import { runFeed } from "./feed-loop.js";
 import type { FolioClient } from "./http.js";
 import { ConflictDiscardedError, type Conflict, type LiveDocument, type OpenOptions, type PersistedPending, type SyncStatus, type TextChange } from "./live-types.js";
+import { untilAnswered, type RetryContext } from "./retrying.js";
+import { SyncWaiters } from "./sync-waiters.js";
 import type { ChangeFeed, ContentPatchRequest, ContentPatchResult, Document } from "./types.js";
-
-/** A patch on its way: the request as sent, its base and the text it was made from. */
-interface Inflight {
-  request: ContentPatchRequest;
-  base: Snapshot;
-  ops: NormalizedOp[];
-  /** apply(base, ops): the local text when the patch was made. */
-  expected: string[];
-  milestones: Array<{ resolve: () => void; reject: (error: Error) => void }>;
-}
 
 type Events = {
   change: [TextChange];
@@ -65,10 +58,11 @@ export class LiveDocumentImpl implements LiveDocument {
   private nextSeq: number;
   private displayName: string | undefined;
   private wakeUp: (() => void) | undefined;
-  private syncWaiters: Array<() => void> = [];
+  private readonly syncWaiters: SyncWaiters;
   private readonly controller = new AbortController();
   private readonly conflicts: ConflictDeck;
   private readonly timeoutMs: number;
+  private readonly retrying: RetryContext;
 
   constructor(
     private readonly client: FolioClient,
@@ -87,7 +81,20 @@ export class LiveDocumentImpl implements LiveDocument {
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.nextSeq = persisted && persisted.clientId === clientId ? persisted.nextSeq : 1;
     this.conflicts = new ConflictDeck(this.emitter, this.controller.signal);
-    if (persisted) this.adopt(persisted);
+    this.syncWaiters = new SyncWaiters(this.controller.signal);
+    this.retrying = {
+      signal: this.controller.signal,
+      timeoutMs: this.timeoutMs,
+      retry: options.retry,
+      failing: (failing) => this.setPatchFailing(failing),
+    };
+    if (persisted) {
+      this.local = splitLines(persisted.text);
+      this.localText = joinLines(this.local);
+      const adopted = adoptPersisted(persisted, clientId);
+      if ("resend" in adopted) this.resend = adopted.resend;
+      else this.rebaseFrom = adopted.rebaseFrom;
+    }
     if (options.onConflict) this.emitter.on("conflict", options.onConflict);
   }
 
@@ -168,15 +175,16 @@ export class LiveDocumentImpl implements LiveDocument {
   }
 
   async rename(title: string): Promise<void> {
+    const context = { ...this.retrying, failing: () => undefined };
     const attempt = (expectedVersion: number) =>
-      withTimeout(this.controller.signal, this.timeoutMs, (signal) => this.client.renameDocument(this.id, { title, expectedVersion }, signal));
+      untilAnswered(context, (signal) => this.client.renameDocument(this.id, { title, expectedVersion }, signal));
     let renamed: Document;
     try {
       renamed = await attempt(this.confirmed.version);
     } catch (error) {
       if (!(error instanceof FolioError) || error.status !== 409) throw error;
       // The version moved on (maybe by this document's own patch): once more with the current one.
-      const current = await withTimeout(this.controller.signal, this.timeoutMs, (signal) => this.client.getDocument(this.id, signal));
+      const current = await untilAnswered(context, (signal) => this.client.getDocument(this.id, signal));
       renamed = await attempt(current.version);
     }
     this.setTitle(renamed.title);
@@ -185,27 +193,7 @@ export class LiveDocumentImpl implements LiveDocument {
   whenSynced(timeoutMs?: number): Promise<void> {
     if (this.closed) return Promise.reject(abortError());
     if (this.isSynced()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const onClose = () => {
-        clearTimeout(timer);
-        reject(abortError());
-      };
-      const done = () => {
-        clearTimeout(timer);
-        this.controller.signal.removeEventListener("abort", onClose);
-        resolve();
-      };
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          this.syncWaiters = this.syncWaiters.filter((waiter) => waiter !== done);
-          this.controller.signal.removeEventListener("abort", onClose);
-          reject(new Error(`not synced within ${timeoutMs} ms`));
-        }, timeoutMs);
-      }
-      this.controller.signal.addEventListener("abort", onClose, { once: true });
-      this.syncWaiters.push(done);
-    });
+    return this.syncWaiters.wait(timeoutMs);
   }
 
   close(): void {
@@ -213,7 +201,6 @@ export class LiveDocumentImpl implements LiveDocument {
     this.controller.abort(abortError());
     for (const waiter of [...this.milestones, ...(this.inflight?.milestones ?? []), ...(this.resend?.milestones ?? [])]) waiter.reject(abortError());
     this.milestones = [];
-    this.syncWaiters = [];
     this.feedQueue.splice(0).forEach((item) => item.done());
     this.wake();
   }
@@ -298,42 +285,30 @@ export class LiveDocumentImpl implements LiveDocument {
     this.inflight = patch;
     this.updateStatus();
     await this.persist();
-    const backoff = new Backoff(this.options.retry);
-    for (;;) {
-      let answer: Awaited<ReturnType<FolioClient["patchContent"]>>;
-      try {
-        answer = await withTimeout(this.controller.signal, this.timeoutMs, (signal) => this.client.patchContent(this.id, patch.request, signal));
-      } catch (error) {
-        if (this.closed) throw error;
-        if (isTransient(error) || (error instanceof Error && error.name === "TimeoutError")) {
-          this.setPatchFailing(true);
-          await sleep(backoff.next(error instanceof FolioError ? error.retryAfterSeconds : undefined), this.controller.signal);
-          continue;
-        }
-        this.inflight = undefined;
-        this.setPatchFailing(false);
-        await this.refused(patch, error);
-        await this.persist();
-        return;
-      }
+    let answer: Awaited<ReturnType<FolioClient["patchContent"]>>;
+    try {
+      answer = await untilAnswered(this.retrying, (signal) => this.client.patchContent(this.id, patch.request, signal));
+    } catch (error) {
       this.inflight = undefined;
-      this.setPatchFailing(false);
-      if (answer.status === 200) {
-        this.unprocessable = 0;
-        await this.accepted(patch, answer.result);
-        for (const waiter of patch.milestones) waiter.resolve();
-      } else {
-        this.unprocessable = 0;
-        const since = validateOps(answer.conflict.opsSinceBase);
-        const theirs = since.ok ? applyOps(patch.base.lines, since.ops) : since;
-        if (!theirs.ok) throw new Error(`a 409's opsSinceBase do not fit the base: ${theirs.message}`);
-        this.milestones.unshift(...patch.milestones);
-        await this.conflict({ version: answer.conflict.currentVersion, lines: theirs.lines });
-      }
+      if (this.closed) throw error;
+      await this.refused(patch, error);
       await this.persist();
-      this.updateStatus();
       return;
     }
+    this.inflight = undefined;
+    this.unprocessable = 0;
+    if (answer.status === 200) {
+      await this.accepted(patch, answer.result);
+      for (const waiter of patch.milestones) waiter.resolve();
+    } else {
+      const since = validateOps(answer.conflict.opsSinceBase);
+      const theirs = since.ok ? applyOps(patch.base.lines, since.ops) : since;
+      if (!theirs.ok) throw new Error(`a 409's opsSinceBase do not fit the base: ${theirs.message}`);
+      this.milestones.unshift(...patch.milestones);
+      await this.conflict({ version: answer.conflict.currentVersion, lines: theirs.lines });
+    }
+    await this.persist();
+    this.updateStatus();
   }
 
   /** 200: the text by the rebuild rule, checked against the answer's checksum; a mismatch reloads. */
@@ -401,30 +376,21 @@ export class LiveDocumentImpl implements LiveDocument {
   /** GET the document and move onto it; `from` is the base the local edits are relative to. */
   private async reload(from: string[] = this.confirmed.lines): Promise<void> {
     this.reloadWanted = false;
-    const backoff = new Backoff(this.options.retry);
-    for (;;) {
-      try {
-        const document = await withTimeout(this.controller.signal, this.timeoutMs, (signal) => this.client.getDocument(this.id, signal));
-        this.setPatchFailing(false);
-        if (this.isDeleted) {
-          this.isDeleted = false;
-          this.emitter.emit("restored");
-        }
-        this.setTitle(document.title);
-        this.eventsSeen = Math.max(this.eventsSeen, document.version);
-        await this.moveBase(from, { version: document.version, lines: splitLines(document.content) });
-        return;
-      } catch (error) {
-        if (this.closed) throw error;
-        if (error instanceof FolioError && error.status === 404) {
-          this.markDeleted();
-          return;
-        }
-        if (!isTransient(error) && !(error instanceof Error && error.name === "TimeoutError")) throw error;
-        this.setPatchFailing(true);
-        await sleep(backoff.next(error instanceof FolioError ? error.retryAfterSeconds : undefined), this.controller.signal);
-      }
+    let document: Document;
+    try {
+      document = await untilAnswered(this.retrying, (signal) => this.client.getDocument(this.id, signal));
+    } catch (error) {
+      if (!(error instanceof FolioError) || error.status !== 404) throw error;
+      this.markDeleted();
+      return;
     }
+    if (this.isDeleted) {
+      this.isDeleted = false;
+      this.emitter.emit("restored");
+    }
+    this.setTitle(document.title);
+    this.eventsSeen = Math.max(this.eventsSeen, document.version);
+    await this.moveBase(from, { version: document.version, lines: splitLines(document.content) });
   }
 
   /**
@@ -433,20 +399,13 @@ export class LiveDocumentImpl implements LiveDocument {
    * what changed, it is a conflict the user (or the default) decides.
    */
   private async moveBase(from: readonly string[], target: Snapshot, remoteOps?: readonly NormalizedOp[]): Promise<void> {
-    const ownOps = diffLines(from, this.local);
-    if (ownOps.length === 0) {
-      this.confirmed = target;
-      this.replaceLocal(target.lines);
+    const carried = carryOver(from, this.local, target.lines, remoteOps);
+    if (!carried) {
+      await this.conflict(target);
       return;
     }
-    const rebased = rebasePatch(remoteOps ?? diffLines(from, target.lines), ownOps, from);
-    const applied = rebased.ok ? applyRebased(target.lines, rebased.ops) : undefined;
-    if (applied?.ok) {
-      this.confirmed = target;
-      this.replaceLocal(applied.lines);
-      return;
-    }
-    await this.conflict(target);
+    this.confirmed = target;
+    this.replaceLocal(carried);
   }
 
   private async conflict(target: Snapshot): Promise<void> {
@@ -504,7 +463,7 @@ export class LiveDocumentImpl implements LiveDocument {
   private settle(): void {
     this.updateStatus();
     if (!this.isSynced()) return;
-    for (const waiter of this.syncWaiters.splice(0)) waiter();
+    this.syncWaiters.release();
   }
 
   private updateStatus(force?: SyncStatus): void {
@@ -518,37 +477,16 @@ export class LiveDocumentImpl implements LiveDocument {
 
   // ---- persistence -----------------------------------------------------------------------------
 
-  /** Takes over a persisted pending edit: the patch in flight is resent as it was, the rest rebased. */
-  private adopt(persisted: PersistedPending): void {
-    this.local = splitLines(persisted.text);
-    this.localText = joinLines(this.local);
-    const baseLines = splitLines(persisted.baseText);
-    const request = persisted.request;
-    const ops = request && persisted.clientId === this.clientId ? validateOps(request.ops) : undefined;
-    const expected = ops?.ok ? applyOps(baseLines, ops.ops) : undefined;
-    if (request && ops?.ok && expected?.ok) {
-      this.resend = { request, base: { version: persisted.baseVersion, lines: baseLines }, ops: ops.ops, expected: expected.lines, milestones: [] };
-    } else {
-      this.rebaseFrom = baseLines;
-    }
-  }
-
   private async persist(): Promise<void> {
     const store = this.options.pendingStore;
     if (!store || this.closed) return;
-    const patch = this.inflight ?? this.resend;
-    const base = patch?.base ?? this.confirmed;
-    const unconfirmed = patch !== undefined || this.localText !== joinLines(this.confirmed.lines);
-    const pending: PersistedPending | undefined = unconfirmed
-      ? {
-          ...(patch ? { request: patch.request } : {}),
-          baseText: joinLines(base.lines),
-          baseVersion: base.version,
-          text: this.localText,
-          clientId: this.clientId,
-          nextSeq: this.nextSeq,
-        }
-      : undefined;
+    const pending = toPersisted({
+      patch: this.inflight ?? this.resend,
+      confirmed: this.confirmed,
+      localText: this.localText,
+      clientId: this.clientId,
+      nextSeq: this.nextSeq,
+    });
     try {
       await store.save(this.id, pending);
     } catch (error) {

@@ -11,6 +11,7 @@ import { createServices, type Services } from "../service/services.js";
 import { TaigaClient } from "../tracker/taiga-client.js";
 import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
+import { finishOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
@@ -98,12 +99,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
 
   await app.register(swagger, {
-    // @fastify/swagger marks every request body as required; the restore request's is optional.
+    // Named component schemas, an operationId on every operation, the optional restore body (openapi.ts).
     transformObject: (documentObject) => {
       if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
-      const restore = documentObject.openapiObject.paths?.[`${API_PREFIX}/documents/{documentId}/restore`]?.post;
-      if (restore?.requestBody && "required" in restore.requestBody) restore.requestBody.required = false;
-      return documentObject.openapiObject;
+      return finishOpenApi(documentObject.openapiObject, API_PREFIX);
     },
     openapi: {
       openapi: "3.0.3",

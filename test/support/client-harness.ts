@@ -1,4 +1,5 @@
-import { createClient, type FolioClient } from "../../src/client/index.js";
+import { createClient, openDocument, type FolioClient, type LiveDocument, type OpenOptions } from "../../src/client/index.js";
+import { recordingFetch, type RecordingFetch } from "./client-fetch.js";
 import { buildTestApp, type TestApp, type TestAppOptions } from "./test-app.js";
 
 /** A real service listening on loopback (port 0) and a client for it: what the client suites run against. */
@@ -13,4 +14,33 @@ export async function serveTestApp(options: TestAppOptions = {}): Promise<Served
   const t = await buildTestApp(options);
   const baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
   return { t, baseUrl, client: createClient({ baseUrl }), close: () => t.close() };
+}
+
+/** Quick retries and short polls, so that a test's faults cost milliseconds. */
+export const FAST: OpenOptions = { waitSeconds: 2, retry: { initialMs: 5, maxMs: 50 }, requestTimeoutMs: 5_000 };
+
+/** A live document opened through its own recording fetch. */
+export async function openLive(baseUrl: string, id: string, options: OpenOptions = {}): Promise<{ doc: LiveDocument; net: RecordingFetch }> {
+  const net = recordingFetch();
+  const doc = await openDocument(createClient({ baseUrl, fetch: net.fetch }), id, { ...FAST, ...options });
+  return { doc, net };
+}
+
+/**
+ * Waits until every live document is synced on the service's head (same version and text as GET
+ * returns), at most `maxMs`; throws with the state of each when it does not happen.
+ */
+export async function converged(client: FolioClient, id: string, docs: readonly LiveDocument[], maxMs = 5_000): Promise<string> {
+  const deadline = performance.now() + maxMs;
+  let head = await client.getDocument(id);
+  for (let round = 0; round < 1_000; round++) {
+    const remaining = deadline - performance.now();
+    if (remaining <= 0) break;
+    await Promise.all(docs.map((doc) => doc.whenSynced(remaining).catch(() => undefined)));
+    head = await client.getDocument(id);
+    if (docs.every((doc) => doc.version === head.version && doc.text === head.content && doc.status === "synced")) return head.content;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const states = docs.map((doc) => ({ version: doc.version, status: doc.status, text: doc.text }));
+  throw new Error(`not converged within ${maxMs} ms on version ${head.version} ${JSON.stringify(head.content)}: ${JSON.stringify(states)}`);
 }

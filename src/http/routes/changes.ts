@@ -21,6 +21,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
     {
       schema: {
         tags: ["documents"],
+        operationId: "getChanges",
         summary: "Everything since a version; waits for a change when there is none",
         params: DocumentIdParams,
         querystring: ChangesQuery,

@@ -14,6 +14,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
     {
       schema: {
         tags: ["documents"],
+        operationId: "patchContent",
         summary: "Apply a line diff; a stale base is shifted, a true overlap is a 409 ContentConflict",
         params: DocumentIdParams,
         body: ContentPatchRequest,

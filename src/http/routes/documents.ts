@@ -56,6 +56,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     {
       schema: {
         tags,
+        operationId: "listDocuments",
         summary: "List every document (master password)",
         security: [{ masterPassword: [] }],
         response: { 200: Type.Array(DocumentSchema), ...listProblems },
@@ -74,13 +75,13 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
 
   app.post(
     "/documents",
-    { schema: { tags, summary: "Create a document", body: DocumentCreateRequest, response: { 201: DocumentSchema, ...problems(400, 413) } } },
+    { schema: { tags, operationId: "createDocument", summary: "Create a document", body: DocumentCreateRequest, response: { 201: DocumentSchema, ...problems(400, 413) } } },
     async (request, reply) => reply.code(201).send(documentJson(await documents.create(request.body))),
   );
 
   app.get(
     "/documents/:documentId",
-    { schema: { tags, summary: "Read a document", params: DocumentIdParams, response: { 200: DocumentSchema, ...problems(400, 404) } } },
+    { schema: { tags, operationId: "getDocument", summary: "Read a document", params: DocumentIdParams, response: { 200: DocumentSchema, ...problems(400, 404) } } },
     async (request) => documentJson(await documents.get(request.params.documentId)),
   );
 
@@ -89,6 +90,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     {
       schema: {
         tags,
+        operationId: "replaceDocument",
         summary: "Replace title and content",
         params: DocumentIdParams,
         body: DocumentUpdateRequest,
@@ -100,7 +102,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
 
   app.delete(
     "/documents/:documentId",
-    { schema: { tags, summary: "Delete a document (its history stays)", params: DocumentIdParams, response: { 204: Type.Null(), ...problems(400, 404) } } },
+    { schema: { tags, operationId: "deleteDocument", summary: "Delete a document (its history stays)", params: DocumentIdParams, response: { 204: Type.Null(), ...problems(400, 404) } } },
     async (request, reply) => {
       await documents.remove(request.params.documentId);
       return reply.code(204).send(null);
@@ -112,6 +114,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     {
       schema: {
         tags,
+        operationId: "getHistory",
         summary: "The milestones oldest first, plus the newest state",
         params: DocumentIdParams,
         response: { 200: Type.Array(HistoryEntrySchema), ...problems(400, 404) },
@@ -125,6 +128,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     {
       schema: {
         tags,
+        operationId: "restoreDocument",
         summary: "Restore a deleted document, or roll back to a version",
         params: DocumentIdParams,
         body: RestoreRequest,
@@ -139,6 +143,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     {
       schema: {
         tags,
+        operationId: "renameDocument",
         summary: "Rename (a RENAMED milestone)",
         params: DocumentIdParams,
         body: TitlePatchRequest,

@@ -15,5 +15,5 @@ export const infoRoutes: FastifyPluginAsyncTypebox<{ identity: ServiceIdentity; 
     tracker: tracker.apiUrl !== undefined,
     ...(tracker.webUrl !== undefined ? { trackerWeb: tracker.webUrl.replace(/\/+$/, "") } : {}),
   };
-  app.get("/info", { schema: { tags: ["service"], summary: "Service name, version and tracker", response: { 200: ServiceInfoSchema } } }, async () => body);
+  app.get("/info", { schema: { tags: ["service"], operationId: "getServiceInfo", summary: "Service name, version and tracker", response: { 200: ServiceInfoSchema } } }, async () => body);
 };

@@ -32,6 +32,7 @@ const tags = ["tracker"];
 
 export const authRoute = {
   tags,
+  operationId: "trackerLogin",
   summary: "Log in to the tracker",
   description: "Passes the credentials to the tracker with the configured login type; the password is never stored or logged.",
   body: TrackerAuthRequest,
@@ -40,6 +41,7 @@ export const authRoute = {
 
 export const projectsRoute = {
   tags,
+  operationId: "listTrackerProjects",
   summary: "List the tracker projects of a member",
   headers: TokenHeaders,
   querystring: MemberQuery,
@@ -48,6 +50,7 @@ export const projectsRoute = {
 
 export const createStoryRoute = {
   tags,
+  operationId: "createUserStory",
   summary: "Create a user story",
   headers: TokenHeaders,
   body: TrackerStoryCreateRequest,
@@ -56,6 +59,7 @@ export const createStoryRoute = {
 
 export const createTaskRoute = {
   tags,
+  operationId: "createTask",
   summary: "Create a task inside a user story",
   description: "Tasks always belong to a story; tasks without a story are deliberately not offered.",
   headers: TokenHeaders,
@@ -63,8 +67,9 @@ export const createTaskRoute = {
   response: { 201: TrackerTicket, ...tokenProblems },
 };
 
-const ticketRead = (summary: string) => ({
+const ticketRead = (operationId: string, summary: string) => ({
   tags,
+  operationId,
   summary,
   headers: TokenHeaders,
   params: RefParams,
@@ -72,8 +77,9 @@ const ticketRead = (summary: string) => ({
   response: { 200: TrackerTicketDetail, ...lookupProblems },
 });
 
-const statusWrite = (summary: string) => ({
+const statusWrite = (operationId: string, summary: string) => ({
   tags,
+  operationId,
   summary,
   description: "`version` is the last read version; when the ticket changed meanwhile the tracker's optimistic lock rejects the write (400).",
   headers: TokenHeaders,
@@ -83,17 +89,18 @@ const statusWrite = (summary: string) => ({
   response: { 200: TrackerTicketDetail, ...lookupProblems },
 });
 
-const statusList = (summary: string) => ({
+const statusList = (operationId: string, summary: string) => ({
   tags,
+  operationId,
   summary,
   headers: TokenHeaders,
   querystring: SlugQuery,
   response: { 200: Type.Array(TrackerStatus), ...lookupProblems },
 });
 
-export const readStoryRoute = ticketRead("Read a user story by project slug and ref");
-export const readTaskRoute = ticketRead("Read a task by project slug and ref");
-export const writeStoryStatusRoute = statusWrite("Move a user story to another status column");
-export const writeTaskStatusRoute = statusWrite("Move a task to another status column");
-export const storyStatusesRoute = statusList("List the user story statuses of a project");
-export const taskStatusesRoute = statusList("List the task statuses of a project");
+export const readStoryRoute = ticketRead("getUserStory", "Read a user story by project slug and ref");
+export const readTaskRoute = ticketRead("getTask", "Read a task by project slug and ref");
+export const writeStoryStatusRoute = statusWrite("moveUserStory", "Move a user story to another status column");
+export const writeTaskStatusRoute = statusWrite("moveTask", "Move a task to another status column");
+export const storyStatusesRoute = statusList("listUserStoryStatuses", "List the user story statuses of a project");
+export const taskStatusesRoute = statusList("listTaskStatuses", "List the task statuses of a project");

@@ -1,0 +1,63 @@
+import { applyOps } from "../core/apply-ops.js";
+import { diffLines } from "../core/diff-lines.js";
+import { joinLines, splitLines } from "../core/lines.js";
+import type { NormalizedOp } from "../core/normalized-op.js";
+import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
+import { validateOps } from "../core/validate-ops.js";
+import type { Snapshot } from "./conflicts.js";
+import type { PersistedPending } from "./live-types.js";
+import type { ContentPatchRequest } from "./types.js";
+
+/** A patch on its way: the request as sent, its base and the text it was made from. */
+export interface Inflight {
+  request: ContentPatchRequest;
+  base: Snapshot;
+  ops: NormalizedOp[];
+  /** apply(base, ops): the local text when the patch was made. */
+  expected: string[];
+  milestones: Array<{ resolve: () => void; reject: (error: Error) => void }>;
+}
+
+/**
+ * The local edits (`local` relative to `from`) carried over onto `target` with the core algebra, the
+ * same rebase the service gives a stale patch; `remoteOps` are the ops from `from` to `target` when
+ * the service sent them (else they are diffed). `undefined` when they truly overlap: a conflict.
+ */
+export function carryOver(from: readonly string[], local: readonly string[], target: readonly string[], remoteOps?: readonly NormalizedOp[]): string[] | undefined {
+  const ownOps = diffLines(from, local);
+  if (ownOps.length === 0) return [...target];
+  const rebased = rebasePatch(remoteOps ?? diffLines(from, target), ownOps, from);
+  if (!rebased.ok) return undefined;
+  const applied = applyRebased(target, rebased.ops);
+  return applied.ok ? applied.lines : undefined;
+}
+
+/** What a reopened document takes over from a persisted pending edit. */
+export type Adopted = { resend: Inflight } | { rebaseFrom: string[] };
+
+/** The patch in flight is resent as it was (same clientId and seq) when it is intact; else the edits are rebased. */
+export function adoptPersisted(persisted: PersistedPending, clientId: string): Adopted {
+  const baseLines = splitLines(persisted.baseText);
+  const request = persisted.request;
+  const ops = request && persisted.clientId === clientId ? validateOps(request.ops) : undefined;
+  const expected = ops?.ok ? applyOps(baseLines, ops.ops) : undefined;
+  if (request && ops?.ok && expected?.ok) {
+    return { resend: { request, base: { version: persisted.baseVersion, lines: baseLines }, ops: ops.ops, expected: expected.lines, milestones: [] } };
+  }
+  return { rebaseFrom: baseLines };
+}
+
+/** The record a PendingStore keeps; `undefined` when everything local is confirmed. */
+export function toPersisted(state: { patch: Inflight | undefined; confirmed: Snapshot; localText: string; clientId: string; nextSeq: number }): PersistedPending | undefined {
+  const { patch, confirmed, localText } = state;
+  const base = patch?.base ?? confirmed;
+  if (patch === undefined && localText === joinLines(confirmed.lines)) return undefined;
+  return {
+    ...(patch ? { request: patch.request } : {}),
+    baseText: joinLines(base.lines),
+    baseVersion: base.version,
+    text: localText,
+    clientId: state.clientId,
+    nextSeq: state.nextSeq,
+  };
+}

@@ -1,0 +1,156 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { TextChange } from "../../src/client/index.js";
+import { latch } from "../support/client-fetch.js";
+import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { checksum } from "../support/http-expect.js";
+import { waitUntil } from "../support/wait-until.js";
+
+// The feed loop of a live document against the real service on loopback: remote changes, the
+// full-content answer after compaction, deletion, restore, rollback and rename, and close().
+
+const RETENTION_MS = 60_000;
+let s: ServedApp;
+const closers: Array<() => void> = [];
+beforeEach(async () => {
+  s = await serveTestApp({ config: (config) => (config.history.retentionSeconds = RETENTION_MS / 1000) });
+});
+afterEach(async () => {
+  closers.splice(0).forEach((close) => close());
+  await s.close();
+});
+
+async function live(id: string) {
+  const opened = await openLive(s.baseUrl, id);
+  closers.push(() => opened.doc.close());
+  return opened;
+}
+
+async function document(content: string): Promise<string> {
+  return (await s.client.createDocument({ title: "T", content })).id;
+}
+
+describe("the feed loop of a live document", () => {
+  it("applies a remote change and tells the editor with the ops to map cursors through", async () => {
+    const id = await document("a\nb");
+    const { doc } = await live(id);
+    const changes: TextChange[] = [];
+    doc.on("change", (change) => changes.push(change));
+
+    await s.client.replaceDocument(id, { title: "T", content: "a\nb\nc" });
+    expect(await converged(s.client, id, [doc])).toBe("a\nb\nc");
+    expect(changes).toEqual([{ origin: "remote", previousText: "a\nb", text: "a\nb\nc", ops: [{ op: "insert", index: 2, lines: ["c"] }] }]);
+  });
+
+  it("replaces the confirmed text with a full-content answer when its version was compacted", async () => {
+    const id = await document("a\nb");
+    const gate = latch();
+    const { doc, net } = await live(id);
+    let contentAnswers = 0;
+    const observe = {
+      kind: "edit-answer" as const,
+      change: (body: unknown) => {
+        if (body && typeof body === "object" && "content" in body) contentAnswers++;
+        return body;
+      },
+    };
+    // The poll already waiting answers the first change; the next one is held while the rest happens.
+    net.hook = (request) =>
+      request.method === "GET" && request.path.includes("/changes") && net.calls("GET", "/changes").length > 1
+        ? { kind: "hold", until: gate.promise, then: observe }
+        : undefined;
+    // Sync versions (content patches): their ops go at compaction, and with them the exact diff from version 2.
+    const texts = ["a\nb", "a\nb\nc", "x\nb\nc", "x\ny\nc", "x\ny\nz"];
+    for (let version = 1; version < texts.length; version++) {
+      const ops = [{ op: "replace" as const, index: 0, count: texts[version - 1]!.split("\n").length, lines: texts[version]!.split("\n") }];
+      await s.client.patchContent(id, { baseVersion: version, checksum: checksum(texts[version - 1]!), clientId: "other", seq: version, ops });
+      if (version === 1) expect(await waitUntil(() => doc.version === 2, { maxMs: 5_000 })).toBe(true);
+    }
+    s.t.clock.advance(RETENTION_MS + 1);
+    await s.t.services.compactor.runOnce();
+    gate.open();
+
+    expect(await converged(s.client, id, [doc])).toBe("x\ny\nz");
+    expect(contentAnswers).toBeGreaterThanOrEqual(1);
+  });
+
+  it("turns read-only on DELETED, and reloads the restored text on RESTORED", async () => {
+    const id = await document("a");
+    const { doc, net } = await live(id);
+    const seen: string[] = [];
+    doc.on("deleted", () => seen.push("deleted"));
+    doc.on("restored", () => seen.push("restored"));
+    doc.on("error", (error) => seen.push(error.message));
+
+    await s.client.deleteDocument(id);
+    expect(await waitUntil(() => doc.deleted, { maxMs: 5_000 })).toBe(true);
+    doc.setText("edited while deleted");
+    expect(doc.text).toBe("a");
+    expect(net.calls("PATCH", "/content")).toEqual([]);
+
+    await s.client.restore(id);
+    expect(await converged(s.client, id, [doc])).toBe("a");
+    expect(doc.deleted).toBe(false);
+    expect(seen).toEqual(["deleted", "the document is deleted: it is read-only until it is restored", "restored"]);
+  });
+
+  it("reloads on ROLLED_BACK and carries a local edit over onto the rolled-back text", async () => {
+    const id = await document("a\nb\nc");
+    await s.client.replaceDocument(id, { title: "T", content: "a\nB\nc" });
+    const { doc } = await live(id);
+
+    await s.client.restore(id, 1);
+    expect(await converged(s.client, id, [doc])).toBe("a\nb\nc");
+    doc.setText("a\nb\nc\nd");
+    expect(await converged(s.client, id, [doc])).toBe("a\nb\nc\nd");
+  });
+
+  it("shows a rename from elsewhere as a title event, and renames with the current version, retrying once on a 409", async () => {
+    const id = await document("a");
+    const { doc, net } = await live(id);
+    const titles: string[] = [];
+    doc.on("title", (title) => titles.push(title));
+
+    await s.client.renameDocument(id, { title: "Elsewhere", expectedVersion: 1 });
+    expect(await waitUntil(() => titles.length === 1, { maxMs: 5_000 })).toBe(true);
+    // The feed is held, so the document's version is stale when it renames: one 409, then the retry.
+    const gate = latch();
+    net.hook = (request) => (request.method === "GET" && request.path.includes("/changes") ? { kind: "hold", until: gate.promise } : undefined);
+    await s.client.replaceDocument(id, { title: "Elsewhere", content: "b" });
+    await doc.rename("Here");
+    gate.open();
+    expect(titles).toEqual(["Elsewhere", "Here"]);
+    expect(net.calls("PATCH", "/title").map((call) => call.body)).toEqual([
+      { title: "Here", expectedVersion: 2 },
+      { title: "Here", expectedVersion: 3 },
+    ]);
+    expect((await s.client.getDocument(id)).title).toBe("Here");
+  });
+
+  it("records a milestone with saveMilestone", async () => {
+    const id = await document("a");
+    const { doc, net } = await live(id);
+    doc.setText("b");
+    await doc.saveMilestone();
+    expect(net.calls("PATCH", "/content").some((call) => (call.body as { milestone?: boolean }).milestone === true)).toBe(true);
+    const history = await s.client.history(id);
+    expect(history.map((entry) => [entry.version, entry.content])).toContainEqual([doc.version, "b"]);
+  });
+
+  it("close() aborts every request and stops every loop", async () => {
+    const id = await document("a");
+    const opened = await openLive(s.baseUrl, id, { waitSeconds: 20 });
+    const { doc, net } = opened;
+    expect(await waitUntil(() => net.calls("GET", "/changes").length === 1)).toBe(true);
+    doc.setText("b");
+    doc.close();
+    await expect(doc.whenSynced()).rejects.toThrow("the live document was closed");
+    await expect(doc.saveMilestone()).rejects.toThrow("the live document was closed");
+    // The long poll (20 s) and the patch end at once, aborted.
+    expect(await waitUntil(() => net.sent.every((request) => request.settled), { maxMs: 1_000 })).toBe(true);
+    expect(net.calls("GET", "/changes").every((request) => request.signal?.aborted === true)).toBe(true);
+    const count = net.sent.length;
+    // The retry waits are 5 to 50 ms: a loop still running would have sent again by now.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(net.sent.length).toBe(count);
+  });
+});

@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PendingStore, PersistedPending } from "../../src/client/index.js";
+import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { waitUntil } from "../support/wait-until.js";
+
+// The optional PendingStore: a reload (a new live document on the same store) resends the patch in
+// flight unchanged, with its clientId and seq, so that the service answers from its receipt.
+
+let s: ServedApp;
+const closers: Array<() => void> = [];
+beforeEach(async () => {
+  s = await serveTestApp();
+});
+afterEach(async () => {
+  closers.splice(0).forEach((close) => close());
+  await s.close();
+});
+
+function memoryStore(): PendingStore & { saved: Map<string, PersistedPending> } {
+  const saved = new Map<string, PersistedPending>();
+  return {
+    saved,
+    load: (id) => saved.get(id),
+    save: (id, pending) => {
+      if (pending) saved.set(id, structuredClone(pending));
+      else saved.delete(id);
+    },
+  };
+}
+
+async function live(id: string, pendingStore: PendingStore) {
+  const opened = await openLive(s.baseUrl, id, { pendingStore });
+  closers.push(() => opened.doc.close());
+  return opened;
+}
+
+describe("a live document with a PendingStore", () => {
+  it("resends the persisted patch unchanged after a reload; the service applied it once and answers from its receipt", async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a" });
+    const store = memoryStore();
+    const first = await live(id, store);
+    // The service applies the patch but its answer is lost, and every later attempt too.
+    first.net.hook = (request) => (request.method === "PATCH" ? { kind: "lose-answer" } : undefined);
+    first.doc.setText("a\nb");
+    expect(await waitUntil(() => first.net.calls("PATCH", "/content").length >= 2, { maxMs: 2_000 })).toBe(true);
+    first.doc.close();
+    const persisted = store.saved.get(id);
+    expect(persisted?.request).toEqual(first.net.calls("PATCH", "/content")[0]?.body);
+    expect(persisted).toMatchObject({ baseText: "a", baseVersion: 1, text: "a\nb", clientId: first.doc.clientId, nextSeq: 2 });
+
+    const second = await live(id, store);
+    expect(second.doc.clientId).toBe(first.doc.clientId);
+    expect(await converged(s.client, id, [second.doc])).toBe("a\nb");
+    expect(second.net.calls("PATCH", "/content").map((call) => call.body)).toEqual([persisted?.request]);
+    expect((await s.client.history(id)).map((entry) => entry.version)).toEqual([1, 2]);
+    expect(store.saved.has(id)).toBe(false);
+  });
+
+  it("keeps the edits made offline across a reload: the patch in flight first, the rest as the next seq", async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a" });
+    const store = memoryStore();
+    const first = await live(id, store);
+    first.net.hook = (request) => (request.method === "PATCH" ? { kind: "fail-before" } : undefined);
+    first.doc.setText("a\nb");
+    expect(await waitUntil(() => first.net.calls("PATCH", "/content").length >= 1)).toBe(true);
+    first.doc.setText("a\nb\nc");
+    first.doc.close();
+    expect(store.saved.get(id)?.text).toBe("a\nb\nc");
+
+    const second = await live(id, store);
+    expect(second.doc.text).toBe("a\nb\nc");
+    expect(await converged(s.client, id, [second.doc])).toBe("a\nb\nc");
+    const seqs = second.net.calls("PATCH", "/content").map((call) => (call.body as { seq: number }).seq);
+    expect(seqs).toEqual([1, 2]);
+    expect(second.net.calls("PATCH", "/content")[0]?.body).toEqual(first.net.calls("PATCH", "/content")[0]?.body);
+  });
+
+  it("carries buffered edits without a patch in flight over onto the current text on reopen", async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a\nb\nc" });
+    await s.client.replaceDocument(id, { title: "T", content: "A\nb\nc" });
+    const store = memoryStore();
+    store.saved.set(id, { baseText: "a\nb\nc", baseVersion: 1, text: "a\nb\nC", clientId: "0123456789abcdef0123456789abcdef", nextSeq: 5 });
+
+    const { doc, net } = await live(id, store);
+    expect(await converged(s.client, id, [doc])).toBe("A\nb\nC");
+    expect(net.calls("PATCH", "/content").map((call) => (call.body as { seq: number; clientId: string; baseVersion: number })).map(({ seq, clientId, baseVersion }) => ({ seq, clientId, baseVersion }))).toEqual([
+      { seq: 5, clientId: "0123456789abcdef0123456789abcdef", baseVersion: 2 },
+    ]);
+  });
+});
