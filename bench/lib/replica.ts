@@ -17,7 +17,7 @@ export class DocState {
     return new DocState(version, splitLines(text));
   }
 
-  /** `sha256:` of the LF text (decisions §4). */
+  /** `sha256:` of the LF text (docs/line-model.md#checksum). */
   get checksum(): string {
     this.sum ??= `sha256:${createHash("sha256").update(this.lines.join("\n"), "utf8").digest("hex")}`;
     return this.sum;

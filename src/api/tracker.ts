@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Int64 } from "./scalars.js";
 
-/** The longest `X-Tracker-Token` accepted (interface §8). */
+/** The longest `X-Tracker-Token` accepted (docs/interface.md#limits). */
 export const MAX_TRACKER_TOKEN = 512;
 /** A bare token is printable ASCII without spaces (Taiga's JWTs are base64url and dots). */
 export const TRACKER_TOKEN_PATTERN = /^[\x21-\x7e]+$/;

@@ -16,7 +16,7 @@ export const pureSha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(
 export const CHECKSUM_PATTERN = "^sha256:[0-9a-f]{64}$";
 
 /**
- * The checksum of decisions §4: `sha256:` and the hex SHA-256 of the text with LF line endings, so a
+ * The checksum (docs/line-model.md#checksum): `sha256:` and the hex SHA-256 of the text with LF line endings, so a
  * CRLF text and its LF form have the same checksum.
  */
 export function checksumOf(text: string, sha256Hex: Sha256Hex = pureSha256Hex): string {

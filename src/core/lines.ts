@@ -1,5 +1,5 @@
 /**
- * The line model of decisions §4: a text is its lines joined by "\n", after every "\r\n" became "\n".
+ * The line model (docs/line-model.md#lines-and-text): a text is its lines joined by "\n", after every "\r\n" became "\n".
  * Splitting never yields an empty list, so every text, the empty one included, has at least one line.
  */
 

@@ -32,7 +32,7 @@ function isLineCount(value: number): boolean {
 
 /**
  * Converts a wire op to a {@link NormalizedOp} after checking the fields its kind requires
- * (decisions §5): an insert needs `lines`, a replace `count` and `lines`, a delete `count`. The fields a
+ * (docs/line-model.md#line-operations): an insert needs `lines`, a replace `count` and `lines`, a delete `count`. The fields a
  * kind ignores (an insert's `count`, a delete's `lines`) are ignored here too, not checked. Line
  * content is not checked here: see validateOps.
  */

@@ -1,7 +1,7 @@
 import { canonicalOps } from "./canonical-ops.js";
 import { isNoOp, opEnd, type NormalizedOp } from "./normalized-op.js";
 
-/** A submitted op and a foreign op that truly overlap (decisions §6). */
+/** A submitted op and a foreign op that truly overlap (docs/line-model.md#true-overlap). */
 export interface RebaseOverlap {
   readonly submitted: NormalizedOp;
   readonly foreign: NormalizedOp;
@@ -14,7 +14,7 @@ export interface RebaseOverlap {
 export type RebaseResult = { ok: true; ops: NormalizedOp[] } | { ok: false; overlaps: RebaseOverlap[] };
 
 /**
- * Rebases a stale patch by the rule of decisions §6. Both lists are valid and against the same base
+ * Rebases a stale patch by the rule in docs/line-model.md#rebase-of-a-stale-patch. Both lists are valid and against the same base
  * text; `foreign` is what happened since that base (the composition of the later versions). On
  * success the ops are against apply(foreign, base), in canonical form.
  *
@@ -25,7 +25,7 @@ export type RebaseResult = { ok: true; ops: NormalizedOp[] } | { ok: false; over
  *
  * Cost: linear in the number of ops and the lines they carry; the text is never looked at.
  *
- * Relation to `git merge-file` (§6, last paragraph): the rule judges the ops' ranges, git judges
+ * Relation to `git merge-file` (docs/line-model.md#relation-to-a-three-way-merge): the rule judges the ops' ranges, git judges
  * its own diff of the texts. They agree on all-distinct texts as long as every op really changes what
  * it covers and puts in no base line. Two corners need the texts: an op that rewrites a line with
  * the same content (also a composition in which a later version undid an earlier one) counts as a

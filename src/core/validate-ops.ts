@@ -5,7 +5,7 @@ import { normalizeOp, opEnd, type NormalizedOp } from "./normalized-op.js";
 export type ValidateOpsResult = { ok: true; ops: NormalizedOp[] } | { ok: false; message: string };
 
 /**
- * Checks a list of wire ops against the 400 rules of decisions §4 and §5 and normalizes it:
+ * Checks a list of wire ops against the 400 rules of docs/line-model.md#a-valid-list and normalizes it:
  * each op has the fields its kind needs; no line of an insert or replace contains "\n" or "\r"; the
  * list is sorted by index with every op ending at or before the next one's start; at most one insert
  * at an index, and it comes before a replace or delete starting there.

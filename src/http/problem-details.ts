@@ -74,7 +74,7 @@ export function renderError(error: FastifyError | ServiceError | Error, request:
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return sendProblem(request, reply, "content-too-large", "the request body is larger than the service accepts");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      // decisions §9: a body that is not JSON is a 400, whatever its media type claims.
+      // docs/interface.md#errors: a body that is not JSON is a 400, whatever its media type claims.
       return sendProblem(request, reply, "invalid-request", "the body is not JSON; send it as application/json");
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return sendProblem(request, reply, "invalid-request", "the body is empty; send a JSON object");

@@ -40,7 +40,7 @@ const STATUS_PATH: Readonly<Record<TicketKind, string>> = { userstories: "/users
 const MAX_SLUG = 255;
 
 /**
- * The typed client of the allow-listed Taiga calls (shared/tracker/taiga.md). Every method answers
+ * The typed client of the allow-listed Taiga calls (docs/taiga.md#the-calls). Every method answers
  * in the interface's shapes or throws a {@link ServiceError} (see upstream-error.ts for the mapping).
  * Nothing from a request can change the upstream host or path: ids and refs are checked integers,
  * the slug travels only as a URL-encoded query value.

@@ -3,7 +3,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { TrackerProject, TrackerSession, TrackerStatus, TrackerTicket, TrackerTicketDetail } from "./tracker-types.js";
 
 /*
- * The parts of Taiga's answers (shared/tracker/taiga.md) the proxy reads. Only these fields are
+ * The parts of Taiga's answers (docs/taiga.md#fields-read-from-each-answer) the proxy reads. Only these fields are
  * checked; everything else Taiga sends is ignored. A 2xx body that does not fit is a 502.
  */
 

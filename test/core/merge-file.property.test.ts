@@ -12,7 +12,7 @@ import { rebaseOps } from "../../src/core/rebase-ops.js";
 import { mustApply, propertyParams } from "./property-support.js";
 
 /*
- * Decisions §6, last paragraph: for texts whose lines are all distinct, wherever `git merge-file`
+ * docs/line-model.md#relation-to-a-three-way-merge: for texts whose lines are all distinct, wherever `git merge-file`
  * merges base, current = apply(F, base) and patched = apply(S, base) cleanly, rebaseOps(F, S) must
  * succeed and give git's text.
  *

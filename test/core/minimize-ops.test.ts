@@ -24,7 +24,7 @@ describe("minimizeOps", () => {
 
   it("removes the overlap that a no-change rewrite would cause in a rebase", () => {
     // git merge-file merges these cleanly (L2 → F and L4 → S, with L3 untouched between them): the
-    // submitted side did not really change L2 and L3. The §6 rule judges the ranges only, so on the
+    // submitted side did not really change L2 and L3. The rebase rule judges the ranges only, so on the
     // raw ops it reports an overlap; minimized, the rebase succeeds with git's result.
     const foreign = [{ index: 2, count: 1, lines: ["F"] }];
     const submitted = [{ index: 2, count: 3, lines: ["L2", "L3", "S"] }];

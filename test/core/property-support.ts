@@ -57,7 +57,7 @@ const wireSpecArb = fc.record({
 });
 
 /**
- * A wire op list that follows every rule of decisions §5 against a text of `n` lines. Sometimes it
+ * A wire op list that follows every rule of docs/line-model.md#a-valid-list against a text of `n` lines. Sometimes it
  * carries the fields a kind ignores (an insert's count, a delete's lines with a line break in them).
  */
 export function wireOpsArb(n: number): fc.Arbitrary<LineOperation[]> {

@@ -8,7 +8,7 @@ import { validateOps } from "../../src/core/validate-ops.js";
 import { mustApply, opsArb, propertyParams, spliceApply, textArb } from "./property-support.js";
 
 /*
- * An independent model of decisions §6, written the slow and obvious way: every pair is checked,
+ * An independent model of the rebase rule (docs/line-model.md#rebase-of-a-stale-patch), written the slow and obvious way: every pair is checked,
  * and instead of shifting, both lists are merged into one list against the base, sorted by index
  * with the tie-breaks of the rule (empty ranges first, foreign before submitted), and applied once.
  */

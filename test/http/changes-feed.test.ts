@@ -3,8 +3,8 @@ import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { UNKNOWN_ID, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 import { DOCUMENTS, FeedClient, IDLE_HUB, expectNoContent, expectStatus } from "../support/feed-client.js";
 
-// The answers of GET …/changes when something is new (or never can be): interface.md §4 rules 1, 3
-// and 4, decisions §8. Waiting is in changes-long-poll.test.ts.
+// The answers of GET …/changes when something is new (or never can be): docs/interface.md#change-feed
+// (everything since `since`, the DELETED event, full content when compacted or since=0). Waiting is in changes-long-poll.test.ts.
 
 let t: TestApp;
 let client: FeedClient;

@@ -4,7 +4,7 @@ import { buildTestApp, type TestApp, type TestAppOptions } from "../support/test
 import { createDocument, expectJson, type DocumentJson } from "../support/http-expect.js";
 import { FeedClient, IDLE_HUB, expectNoContent, expectStatus, untilWaiting } from "../support/feed-client.js";
 
-// Waiting: interface.md §4 rule 2, §6 ("woken after the commit"), decisions §8. The waits run on real
+// Waiting: docs/interface.md#change-feed ("woken after the commit"). The waits run on real
 // timers; the ManualClock only feeds the deadline arithmetic and does not move here, so the real
 // timer decides when a wait runs out. The few tests that let a wait run out keep it to one second.
 

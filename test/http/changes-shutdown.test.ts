@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { createDocument } from "../support/http-expect.js";
 import { DOCUMENTS, FeedClient, IDLE_HUB, expectNoContent, untilWaiting } from "../support/feed-client.js";
 
-// decisions §8: "on shutdown waiting requests get their 204 at once". Each test closes its app itself;
+// docs/interface.md#change-feed: "on shutdown waiting requests get their 204 at once". Each test closes its app itself;
 // the wait of 30 s is far beyond the bound, so only the shutdown can have answered.
 
 let agent: Agent | undefined;

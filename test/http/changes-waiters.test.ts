@@ -12,7 +12,7 @@ import { DOCUMENTS, FeedClient, IDLE_HUB, expectNoContent, expectStatus, untilWa
 import { waitUntil } from "../support/wait-until.js";
 
 // What waiting costs: many waiters on one commit, waiters sharing one read, and clients that go
-// away (decisions §8: "a client that goes away while waiting costs nothing afterwards").
+// away (docs/interface.md#change-feed: "a client that goes away while waiting costs nothing afterwards").
 
 let t: TestApp | undefined;
 

@@ -65,7 +65,7 @@ describe("PATCH /documents/{documentId}/content: rule 2, a stale base without tr
   });
 
   it("accepts a stale patch that deletes every line after a foreign version did the same, with no new version", async () => {
-    // A version that took out every line is recorded as putting one empty line in (decisions §4).
+    // A version that took out every line is recorded as putting one empty line in (docs/line-model.md#deleting-every-line).
     const id = await afterForeign([remove(0, 8)]);
 
     const response = await stale(id, [remove(0, 8)]);
@@ -298,7 +298,7 @@ describe("PATCH /documents/{documentId}/content: line endings and checksums", ()
     const crlf = "one\r\ntwo\r\nthree\r\n";
     const lf = "one\ntwo\nthree\n";
     const id = await newDocument(t.app, crlf);
-    // The content round-trips exactly (decisions §7); the checksum is of its LF form (§4).
+    // The content round-trips exactly (docs/interface.md#history-and-milestones); the checksum is of its LF form (docs/line-model.md#checksum).
     expect((await readDocument(t.app, id)).content).toBe(crlf);
 
     const refused = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf(crlf), clientId: "client-a", seq: 1, ops: [replace(1, 1, "TWO")] });

@@ -77,7 +77,7 @@ describe("PATCH /documents/{documentId}/content: rule 1, a current base", () => 
 
 });
 
-describe("PATCH /documents/{documentId}/content: the empty text is one empty line (decisions §4)", () => {
+describe("PATCH /documents/{documentId}/content: the empty text is one empty line", () => {
   const EMPTY = checksumOf("");
 
   it("turns a text whose every line was deleted into the empty text", async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeTaiga } from "../support/fake-taiga.js";
 
-/** The fake Taiga itself behaves as shared/tracker/taiga.md describes, so the proxy tests mean something. */
+/** The fake Taiga itself behaves as docs/taiga.md describes, so the proxy tests mean something. */
 describe("the fake Taiga", () => {
   let fake: FakeTaiga;
   let token: string;

@@ -3,7 +3,7 @@ import { checksum, type DocumentJson } from "../support/http-expect.js";
 import { describePostgres } from "../support/postgres.js";
 import { Cluster, DOCUMENTS, countCalls, terminateBackend, until, type Answer, type Instance } from "./instances.js";
 
-// Decisions §8: a waiting request is answered within moments after the commit of a change, also
+// docs/interface.md#change-feed: a waiting request is answered within moments after the commit of a change, also
 // when another instance sharing the PostgreSQL store committed it; the NOTIFY is only a hint, and
 // after a lost LISTEN connection every waiter re-reads the store.
 

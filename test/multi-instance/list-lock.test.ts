@@ -4,7 +4,7 @@ import { BASIC_CHALLENGE, PROBLEM_TYPE, basicAuth } from "../support/http-expect
 import { describePostgres } from "../support/postgres.js";
 import { Cluster, DOCUMENTS, type Answer, type Instance } from "./instances.js";
 
-// Decisions §3: the lock of the document list is global, across clients and, with PostgreSQL,
+// docs/interface.md#list-lock: the lock of the document list is global, across clients and, with PostgreSQL,
 // across instances.
 
 const PASSWORD = "correct horse";

@@ -11,7 +11,7 @@ import { toLineOperation, type NormalizedOp } from "../../src/core/normalized-op
 import { propertyParams } from "../core/property-support.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 
-// decisions §6: for texts whose lines are all distinct, wherever `git merge-file` merges base,
+// docs/line-model.md#relation-to-a-three-way-merge: for texts whose lines are all distinct, wherever `git merge-file` merges base,
 // current and the patched base cleanly, the service accepts and produces the same text. Unlike the
 // core property, the edits here may be non-minimal: a replace may put back some of the lines it
 // takes out (a client that rewrites a line with its own content). The raw op rule sees an overlap

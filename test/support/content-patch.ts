@@ -91,7 +91,7 @@ export function expectProblem(response: LightMyRequestResponse, code: keyof type
 /**
  * Applies wire ops (sorted, not overlapping, against `lines`) the way a client does with the
  * `opsSinceBase` of an answer. Written apart from src/core on purpose: the tests check the service
- * against their own reading of decisions §5.
+ * against their own reading of docs/line-model.md#line-operations.
  */
 export function applyWireOps(lines: readonly string[], ops: readonly WireOp[]): string[] {
   const out: string[] = [];

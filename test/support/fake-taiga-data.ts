@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 
 /*
  * The state of the fake Taiga (test/support/fake-taiga.ts) and Taiga's serializers for it, after
- * shared/tracker/taiga.md: users with tokens, projects with members and their own status columns,
+ * docs/taiga.md: users with tokens, projects with members and their own status columns,
  * and user stories and tasks that share one ref sequence per project and carry an OCC version.
  */
 

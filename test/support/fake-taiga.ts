@@ -38,7 +38,7 @@ const HTML_404 =
 const TYPE = (name: string) => `taiga.base.exceptions.${name}`;
 
 /**
- * A faithful fake of Taiga's REST API (shared/tracker/taiga.md) on 127.0.0.1: the allow-listed calls
+ * A faithful fake of Taiga's REST API (docs/taiga.md) on 127.0.0.1: the allow-listed calls
  * with Taiga's bodies, error bodies, pagination, shared refs and optimistic locking. It records every
  * request, and tests can make the next responses hang, fail, turn to HTML or throttle.
  */

@@ -95,7 +95,7 @@ export function basicAuth(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`;
 }
 
-/** The checksum of decisions §4 for a text with LF line endings. */
+/** The checksum (docs/line-model.md#checksum) for a text with LF line endings. */
 export function checksum(text: string): string {
   return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 }

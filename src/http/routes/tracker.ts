@@ -24,7 +24,7 @@ export interface TrackerRouteOptions {
 const notConfigured = () => new ServiceError("tracker-not-configured", "no ticket tracker is configured on this service");
 
 /**
- * The narrow tracker proxy (interface §4 "Tracker proxy", decisions §10). The order of checks is
+ * The narrow tracker proxy (docs/interface.md#tracker-proxy, docs/taiga.md). The order of checks is
  * fixed: no tracker → 503, then the token (401 missing, 400 too long), then the body and parameters
  * (400). The first two run in onRequest hooks, before the body is even parsed.
  */
