@@ -291,6 +291,15 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await expect.poll(() => tab.locator(".ticket-summary strong").textContent()).toEqual(`Story #${ref}`);
     expect(await tab.locator(".ticket-status").textContent()).toEqual("New");
     expect(await tab.getByRole("link", { name: "Open in the tracker" }).getAttribute("href")).toEqual(`${TRACKER_WEB}/project/alice-folio/us/${ref}`);
+    // Someone moves the story in the tracker meanwhile: the page's write is refused by the tracker's
+    // optimistic lock, the page says so, and a reload shows the ticket as it is now.
+    fake.editTicket(created!, { status: world.inProgress.id });
+    await tab.getByLabel("Move to column").selectOption({ label: world.done.name });
+    await tab.getByRole("button", { name: "Move" }).click();
+    await tab.getByText("Changed meanwhile in the tracker — reload.").waitFor({ timeout: 10_000 });
+    await tab.getByRole("button", { name: "Reload" }).click();
+    await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(world.inProgress.name);
+
     // By keyboard: the column list takes arrow keys (End: the last column), Tab reaches "Move".
     await tab.getByLabel("Move to column").focus();
     await tab.keyboard.press("End");
