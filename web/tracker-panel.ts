@@ -141,7 +141,7 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
         .catch((error: unknown) => {
           move.disabled = false;
           if (isVersionRejection(error)) {
-            const reload = h("button", { type: "button", onclick: () => void showLine(currentLine) }, "Reload");
+            const reload = h("button", { type: "button", onclick: () => ((status.textContent = ""), void showLine(currentLine)) }, "Reload");
             replace(status, "Changed meanwhile in the tracker — reload. ", reload);
           } else fail(error, "Could not move the ticket");
         });
