@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
-import type { Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 import { buildApp } from "../../src/http/app.js";
 import { systemClock } from "../../src/service/clock.js";
@@ -78,4 +78,22 @@ export async function expectConverged(url: string, id: string, pages: Page[]): P
   expect(state.texts).toEqual(pages.map(() => state.served));
   expect(state.saved).toEqual(pages.map(() => "synced"));
   return state.served;
+}
+
+/** One picture of several pages side by side, each with a caption (composed in the browser itself). */
+export async function sideBySide(browser: Browser, shots: { caption: string; png: Buffer }[], path: string): Promise<void> {
+  const context = await browser.newContext({ viewport: { width: 800, height: 400 } });
+  try {
+    const tab = await context.newPage();
+    const figures = shots
+      .map(({ caption, png }) => `<figure><figcaption>${caption}</figcaption><img src="data:image/png;base64,${png.toString("base64")}"></figure>`)
+      .join("");
+    await tab.setContent(
+      `<style>body{margin:0;padding:16px;display:flex;gap:16px;align-items:flex-start;background:#c9d0da;font:600 14px system-ui,sans-serif;width:max-content}` +
+        `figure{margin:0}figcaption{margin:0 0 6px}img{display:block;border:1px solid #8a94a3;border-radius:6px}</style>${figures}`,
+    );
+    await tab.screenshot({ path, fullPage: true });
+  } finally {
+    await context.close();
+  }
 }

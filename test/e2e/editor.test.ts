@@ -11,7 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FakeTaiga } from "../support/fake-taiga.js";
 import { seedWorld, type TrackerWorld } from "../support/tracker-harness.js";
-import { CHROMIUM, CHROMIUM_ARGS, browserFound, buildPage, editorText, eventually, expectConverged, startService } from "./e2e-support.js";
+import { CHROMIUM, CHROMIUM_ARGS, browserFound, buildPage, editorText, eventually, expectConverged, sideBySide, startService } from "./e2e-support.js";
 
 const SHOTS = join(import.meta.dirname, "..", "..", "docs", "screenshots");
 const TRACKER_WEB = "https://tracker.example.test";
@@ -82,21 +82,6 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     return { tab, context, openedInMs };
   }
 
-  /** One picture of several pages side by side, each with a caption (composed in the browser itself). */
-  async function sideBySide(shots: { caption: string; png: Buffer }[], path: string): Promise<void> {
-    const context = await browser.newContext({ viewport: { width: 800, height: 400 } });
-    contexts.push(context);
-    const tab = await context.newPage();
-    const figures = shots
-      .map(({ caption, png }) => `<figure><figcaption>${caption}</figcaption><img src="data:image/png;base64,${png.toString("base64")}"></figure>`)
-      .join("");
-    await tab.setContent(
-      `<style>body{margin:0;padding:16px;display:flex;gap:16px;align-items:flex-start;background:#c9d0da;font:600 14px system-ui,sans-serif;width:max-content}` +
-        `figure{margin:0}figcaption{margin:0 0 6px}img{display:block;border:1px solid #8a94a3;border-radius:6px}</style>${figures}`,
-    );
-    await tab.screenshot({ path, fullPage: true });
-  }
-
   /** Puts the cursor at the end (or start) of line `index` (0-based). */
   async function cursorAt(tab: Page, index: number, where: "End" | "Home"): Promise<void> {
     await tab.locator(".cm-line").nth(index).click();
@@ -161,6 +146,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await cursorAt(grace.tab, 4, "End");
     await grace.tab.evaluate("window.scrollTo(0, 0)");
     await sideBySide(
+      browser,
       [
         { caption: "Ada, 1000 px wide", png: await ada.tab.screenshot() },
         { caption: "Grace, 360 px wide", png: await grace.tab.screenshot() },
