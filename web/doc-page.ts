@@ -196,4 +196,8 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
     });
   });
   window.addEventListener("pagehide", () => doc.close());
+  // A page restored from the back/forward cache had its live document closed: open it afresh.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) window.location.reload();
+  });
 }

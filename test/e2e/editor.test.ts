@@ -74,6 +74,9 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await context.addInitScript(`window.localStorage.setItem("folio.displayName", ${JSON.stringify(name)})`);
     const tab = await context.newPage();
     tab.on("pageerror", (error) => pageErrors.push(`${name}: ${error.message}`));
+    tab.on("console", (message) => {
+      if (message.text().includes("Content Security Policy")) pageErrors.push(`${name}: ${message.text()}`);
+    });
     const started = Date.now();
     await tab.goto(`${service.url}/d/${id}`);
     await tab.locator('.cm-content[contenteditable="true"]').waitFor({ timeout: 10_000 });

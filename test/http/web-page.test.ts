@@ -32,10 +32,19 @@ describe("the editor page", () => {
     t = await buildTestApp({ webRoot: built });
     for (const url of ["/", `/d/${UNKNOWN_ID}`, `/d/${UNKNOWN_ID.toUpperCase()}`]) {
       const page = await t.app.inject({ method: "GET", url });
-      expect({ status: page.statusCode, type: page.headers["content-type"], cache: page.headers["cache-control"], body: page.body }).toEqual({
+      expect({
+        status: page.statusCode,
+        type: page.headers["content-type"],
+        cache: page.headers["cache-control"],
+        referrer: page.headers["referrer-policy"],
+        csp: page.headers["content-security-policy"],
+        body: page.body,
+      }).toEqual({
         status: 200,
         type: "text/html; charset=utf-8",
         cache: "no-cache",
+        referrer: "no-referrer",
+        csp: "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
         body: INDEX,
       });
     }

@@ -9,6 +9,19 @@ import { sendProblem } from "../problem-details.js";
 /** Where `npm run build` puts the page (scripts/build-web.mjs): `<repo>/dist/web`, from src/ and from dist/ alike. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL("../../../dist/web", import.meta.url));
 
+/**
+ * The page's own script and style only, and the API of its own origin. A document's address is its
+ * access (the UUID is the secret), so no Referer leaves the page; CodeMirror writes its styles at run
+ * time, hence the inline styles.
+ */
+const PAGE_HEADERS = {
+  "cache-control": "no-cache",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+};
+
 const NOT_FOUND_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Not found · Folio</title>
@@ -26,8 +39,7 @@ const NOT_FOUND_PAGE = `<!doctype html>
 export const webRoutes: FastifyPluginAsync<{ root: string }> = async (app, { root }) => {
   const indexPath = join(root, "index.html");
   const index = existsSync(indexPath) ? readFileSync(indexPath) : undefined;
-  const sendIndex = (reply: FastifyReply) =>
-    reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").header("x-content-type-options", "nosniff").send(index);
+  const sendIndex = (reply: FastifyReply) => reply.type("text/html; charset=utf-8").headers(PAGE_HEADERS).send(index);
 
   if (index === undefined) {
     const notBuilt = (request: FastifyRequest, reply: FastifyReply) =>
