@@ -49,6 +49,13 @@ export async function startService(webRoot: string, tracker?: { apiUrl: string; 
   return { app, url: `http://127.0.0.1:${address.port}` };
 }
 
+/** Creates a document through the API (the test's own setup, not the page's). */
+export async function createDocument(url: string, title: string, content: string): Promise<string> {
+  const response = await fetch(`${url}/api/v1/documents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title, content }) });
+  expect(response.status).toEqual(201);
+  return ((await response.json()) as { id: string }).id;
+}
+
 /** The editor's text as the page shows it: one `.cm-line` per line. */
 export async function editorText(page: Page): Promise<string> {
   return (await page.locator(".cm-content > .cm-line").allTextContents()).join("\n");

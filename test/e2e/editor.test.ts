@@ -11,7 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FakeTaiga } from "../support/fake-taiga.js";
 import { seedWorld, type TrackerWorld } from "../support/tracker-harness.js";
-import { CHROMIUM, CHROMIUM_ARGS, browserFound, buildPage, editorText, eventually, expectConverged, sideBySide, startService } from "./e2e-support.js";
+import { CHROMIUM, CHROMIUM_ARGS, browserFound, buildPage, createDocument, editorText, eventually, expectConverged, sideBySide, startService } from "./e2e-support.js";
 
 const SHOTS = join(import.meta.dirname, "..", "..", "docs", "screenshots");
 const TRACKER_WEB = "https://tracker.example.test";
@@ -57,16 +57,6 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     page?.dispose();
   });
 
-  async function createDocument(title: string, content: string): Promise<string> {
-    const response = await fetch(`${service.url}/api/v1/documents`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ title, content }),
-    });
-    expect(response.status).toEqual(201);
-    return ((await response.json()) as { id: string }).id;
-  }
-
   /** A page of its own browser context (its own localStorage), opened on the document, with a display name. */
   async function author(id: string, name: string, viewport = { width: 1100, height: 720 }): Promise<{ tab: Page; context: BrowserContext; openedInMs: number }> {
     const context = await browser.newContext({ viewport });
@@ -108,7 +98,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   });
 
   it("merges two authors typing at once in different lines and in the same line", async () => {
-    const id = await createDocument("Release plan", "Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
+    const id = await createDocument(service.url, "Release plan", "Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
     const ada = await author(id, "Ada", { width: 1000, height: 640 });
     const grace = await author(id, "Grace", { width: 360, height: 640 });
     console.log(`time from navigation to an editable document: ${ada.openedInMs} ms (first page), ${grace.openedInMs} ms (second)`);
@@ -187,7 +177,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   });
 
   it("shows a conflict with both texts and keeps the chosen one", async () => {
-    const id = await createDocument("Conflict", "alpha\nbeta\ngamma");
+    const id = await createDocument(service.url, "Conflict", "alpha\nbeta\ngamma");
     const ada = await author(id, "Ada");
     const grace = await author(id, "Grace");
 
@@ -210,7 +200,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   });
 
   it("shows the deleted banner on every open page, and a restore brings both back", async () => {
-    const id = await createDocument("Doomed", "keep me");
+    const id = await createDocument(service.url, "Doomed", "keep me");
     const ada = await author(id, "Ada");
     const grace = await author(id, "Grace");
 
@@ -224,6 +214,14 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
       await tab.locator(".banner").getByText("This document was deleted").waitFor({ timeout: 10_000 });
       expect(await tab.locator(".cm-content").getAttribute("contenteditable")).toEqual("false");
     }
+    // Opened afresh by its link, a deleted document says so and offers the restore.
+    const late = await browser.newContext();
+    contexts.push(late);
+    const lateTab = await late.newPage();
+    await lateTab.goto(`${service.url}/d/${id}`);
+    await lateTab.getByRole("heading", { name: "No such document" }).waitFor();
+    expect(await lateTab.getByRole("button", { name: "Restore it" }).isVisible()).toEqual(true);
+
     await grace.tab.locator(".banner").getByRole("button", { name: "Restore" }).click();
     for (const tab of [ada.tab, grace.tab]) {
       await tab.locator(".banner").waitFor({ state: "hidden", timeout: 10_000 });
@@ -242,7 +240,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   });
 
   it("logs in to the tracker, creates a story from a line, shows its status and moves it", async () => {
-    const id = await createDocument("Tracker", "Sprint &tracker.alice-folio\n  [ ] Sign-up form\n    Validate the e-mail");
+    const id = await createDocument(service.url, "Tracker", "Sprint &tracker.alice-folio\n  [ ] Sign-up form\n    Validate the e-mail");
     const ada = await author(id, "Ada");
     const tab = ada.tab;
 
