@@ -2,6 +2,8 @@ import { applyOps } from "../core/apply-ops.js";
 import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
+import { minimizeOps } from "../core/minimize-ops.js";
+import { rebaseOps } from "../core/rebase-ops.js";
 import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
 import type { Snapshot } from "./conflicts.js";
@@ -30,6 +32,28 @@ export function carryOver(from: readonly string[], local: readonly string[], tar
   if (!rebased.ok) return undefined;
   const applied = applyRebased(target, rebased.ops);
   return applied.ok ? applied.lines : undefined;
+}
+
+/**
+ * "Keep mine" of a conflict: the local edits (relative to `from`) over `target`, the local side
+ * winning where both changed the same lines. The foreign hunks that overlap a local one are left
+ * out, every other foreign change stays: choosing mine overrides the contested lines only, never an
+ * unrelated change someone else made. Both sides are minimized first, so that a hunk counts only the
+ * lines it really changed.
+ */
+export function mergeMineWins(from: readonly string[], local: readonly string[], target: readonly string[], remoteOps?: readonly NormalizedOp[]): string[] {
+  const mine = minimizeOps(from, diffLines(from, local));
+  let theirs = minimizeOps(from, remoteOps ?? diffLines(from, target));
+  let rebased = rebaseOps(theirs, mine);
+  if (!rebased.ok) {
+    const contested = new Set(rebased.overlaps.map((overlap) => overlap.foreign));
+    theirs = theirs.filter((op) => !contested.has(op));
+    rebased = rebaseOps(theirs, mine);
+  }
+  const kept = applyOps(from, theirs);
+  const merged = rebased.ok && kept.ok ? applyRebased(kept.lines, rebased.ops) : undefined;
+  // Not reachable with valid inputs (no overlap is left); the local text is the safe answer.
+  return merged?.ok ? merged.lines : [...local];
 }
 
 /** What a reopened document takes over from a persisted pending edit. */

@@ -126,6 +126,33 @@ describe("the feed loop of a live document", () => {
     expect((await s.client.getDocument(id)).title).toBe("Here");
   });
 
+  it("catches up on the events of versions a patch's answer jumped over, like a rename between its base and it", async () => {
+    const id = await document("a\nb");
+    const { doc, net } = await live(id);
+    const titles: string[] = [];
+    doc.on("title", (title) => titles.push(title));
+    const patchGate = latch();
+    let feedDown = true;
+    net.hook = (request) => {
+      if (request.method === "PATCH") return { kind: "hold", until: patchGate.promise };
+      return feedDown && request.path.includes("/changes") ? { kind: "fail-before" } : undefined;
+    };
+    // The poll already waiting brings version 2; every later poll fails until the end.
+    await s.client.replaceDocument(id, { title: "T", content: "a\nb\nc" });
+    expect(await waitUntil(() => doc.version === 2, { maxMs: 5_000 })).toBe(true);
+    doc.setText("a\nB\nc");
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
+    await s.client.renameDocument(id, { title: "Renamed", expectedVersion: 2 });
+    patchGate.open();
+    // The answer is version 4: the rename (3) lies between the patch's base and it, unseen so far.
+    expect(await waitUntil(() => doc.version === 4, { maxMs: 5_000 })).toBe(true);
+    expect(titles).toEqual([]);
+    feedDown = false;
+
+    expect(await converged(s.client, id, [doc])).toBe("a\nB\nc");
+    expect(titles).toEqual(["Renamed"]);
+  });
+
   it("records a milestone with saveMilestone", async () => {
     const id = await document("a");
     const { doc, net } = await live(id);

@@ -1,0 +1,247 @@
+import { diffLines } from "../core/diff-lines.js";
+import { joinLines, splitLines } from "../core/lines.js";
+import { toLineOperation } from "../core/normalized-op.js";
+import { abortError } from "./backoff.js";
+import { adoptPersisted, toPersisted, type Inflight } from "./carry-over.js";
+import { ConflictDeck, type Snapshot } from "./conflicts.js";
+import { Emitter } from "./events.js";
+import type { FolioClient } from "./http.js";
+import type { Conflict, LiveDocument, OpenOptions, PersistedPending, SyncStatus, TextChange } from "./live-types.js";
+import type { RetryContext } from "./retrying.js";
+import { SyncWaiters } from "./sync-waiters.js";
+import type { ChangeFeed, Document } from "./types.js";
+
+export type Events = {
+  change: [TextChange];
+  title: [string];
+  deleted: [];
+  restored: [];
+  conflict: [Conflict];
+  error: [Error];
+  status: [SyncStatus];
+};
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * The state of a live document and everything the editor calls that does not talk to the service:
+ * the confirmed text (the service's, at `version`), the local text on top of it, the patch in flight,
+ * the status, the events and the persistence of what is unconfirmed. The protocol (the worker, the
+ * feed, patches and reloads) is LiveDocumentImpl's (live-document.ts).
+ */
+export abstract class DocumentState implements LiveDocument {
+  readonly emitter = new Emitter<Events>();
+  protected confirmed: Snapshot;
+  protected local: string[];
+  protected localText: string;
+  protected titleText: string;
+  protected isDeleted = false;
+  protected inflight: Inflight | undefined;
+  protected resend: Inflight | undefined;
+  protected rebaseFrom: string[] | undefined;
+  protected milestones: Inflight["milestones"] = [];
+  protected readonly feedQueue: Array<{ answer: ChangeFeed; done: () => void }> = [];
+  protected announced = 0;
+  protected eventsSeen: number;
+  protected reloadWanted = false;
+  protected parked = false;
+  protected unprocessable = 0;
+  protected patchFailing = false;
+  protected feedFailing = false;
+  protected lastStatus: SyncStatus = "synced";
+  protected nextSeq: number;
+  protected displayName: string | undefined;
+  protected wakeUp: (() => void) | undefined;
+  protected readonly syncWaiters: SyncWaiters;
+  protected readonly controller = new AbortController();
+  protected readonly conflicts: ConflictDeck;
+  protected readonly timeoutMs: number;
+  protected readonly retrying: RetryContext;
+
+  constructor(
+    protected readonly client: FolioClient,
+    readonly id: string,
+    document: Document,
+    readonly clientId: string,
+    protected readonly options: OpenOptions,
+    persisted: PersistedPending | undefined,
+  ) {
+    this.confirmed = { version: document.version, lines: splitLines(document.content) };
+    this.local = this.confirmed.lines;
+    this.localText = joinLines(this.local);
+    this.titleText = document.title;
+    this.eventsSeen = document.version;
+    this.displayName = options.displayName;
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.nextSeq = persisted && persisted.clientId === clientId ? persisted.nextSeq : 1;
+    this.conflicts = new ConflictDeck(this.emitter, this.controller.signal);
+    this.syncWaiters = new SyncWaiters(this.controller.signal);
+    this.retrying = {
+      signal: this.controller.signal,
+      timeoutMs: this.timeoutMs,
+      retry: options.retry,
+      failing: (failing) => this.setPatchFailing(failing),
+    };
+    if (persisted) {
+      this.local = splitLines(persisted.text);
+      this.localText = joinLines(this.local);
+      const adopted = adoptPersisted(persisted, clientId);
+      if ("resend" in adopted) this.resend = adopted.resend;
+      else this.rebaseFrom = adopted.rebaseFrom;
+    }
+    if (options.onConflict) this.emitter.on("conflict", options.onConflict);
+  }
+
+  get text(): string {
+    return this.localText;
+  }
+  get version(): number {
+    return this.confirmed.version;
+  }
+  get title(): string {
+    return this.titleText;
+  }
+  get deleted(): boolean {
+    return this.isDeleted;
+  }
+  get status(): SyncStatus {
+    return this.lastStatus;
+  }
+  get closed(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  on<K extends keyof Events>(event: K, listener: (...args: Events[K]) => void): () => void {
+    return this.emitter.on(event, listener);
+  }
+
+  setText(next: string): void {
+    if (this.closed) return;
+    if (this.isDeleted) {
+      this.emitter.emit("error", new Error("the document is deleted: it is read-only until it is restored"));
+      return;
+    }
+    const lines = splitLines(next);
+    const previousText = this.localText;
+    const text = joinLines(lines);
+    if (text === previousText) return;
+    const ops = diffLines(this.local, lines);
+    this.local = lines;
+    this.localText = text;
+    this.parked = false;
+    this.emitter.emit("change", { origin: "local", previousText, text, ops: ops.map(toLineOperation) });
+    void this.persist();
+    this.updateStatus();
+    this.wake();
+  }
+
+  setDisplayName(name: string | undefined): void {
+    this.displayName = name;
+  }
+
+  saveMilestone(): Promise<void> {
+    if (this.closed) return Promise.reject(abortError());
+    return new Promise((resolve, reject) => {
+      this.milestones.push({ resolve, reject });
+      this.parked = false;
+      this.updateStatus();
+      this.wake();
+    });
+  }
+
+  whenSynced(timeoutMs?: number): Promise<void> {
+    if (this.closed) return Promise.reject(abortError());
+    if (this.isSynced()) return Promise.resolve();
+    return this.syncWaiters.wait(timeoutMs);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.controller.abort(abortError());
+    for (const waiter of [...this.milestones, ...(this.inflight?.milestones ?? []), ...(this.resend?.milestones ?? [])]) waiter.reject(abortError());
+    this.milestones = [];
+    this.feedQueue.splice(0).forEach((item) => item.done());
+    this.wake();
+  }
+
+  protected wake(): void {
+    this.wakeUp?.();
+  }
+
+  // ---- small state changes ---------------------------------------------------------------------
+
+  protected replaceLocal(lines: string[]): void {
+    const previousText = this.localText;
+    const text = joinLines(lines);
+    const previous = this.local;
+    this.local = lines;
+    this.localText = text;
+    if (text !== previousText) this.emitter.emit("change", { origin: "remote", previousText, text, ops: diffLines(previous, lines).map(toLineOperation) });
+  }
+
+  protected setTitle(title: string): void {
+    if (title === this.titleText) return;
+    this.titleText = title;
+    this.emitter.emit("title", title);
+  }
+
+  protected markDeleted(): void {
+    if (this.isDeleted) return;
+    this.isDeleted = true;
+    this.emitter.emit("deleted");
+  }
+
+  protected setPatchFailing(failing: boolean): void {
+    this.patchFailing = failing;
+    this.updateStatus();
+  }
+
+  protected isSynced(): boolean {
+    return (
+      !this.inflight &&
+      !this.resend &&
+      !this.rebaseFrom &&
+      !this.reloadWanted &&
+      this.feedQueue.length === 0 &&
+      this.milestones.length === 0 &&
+      this.confirmed.version >= this.announced &&
+      (this.isDeleted || this.localText === joinLines(this.confirmed.lines))
+    );
+  }
+
+  protected settle(): void {
+    this.updateStatus();
+    if (!this.isSynced()) return;
+    this.syncWaiters.release();
+  }
+
+  protected updateStatus(force?: SyncStatus): void {
+    if (this.closed) return;
+    const status: SyncStatus =
+      force ?? (this.conflicts.open ? "conflict" : this.patchFailing || this.feedFailing ? "offline" : this.isSynced() ? "synced" : "syncing");
+    if (status === this.lastStatus) return;
+    this.lastStatus = status;
+    this.emitter.emit("status", status);
+  }
+
+  // ---- persistence -----------------------------------------------------------------------------
+
+  protected async persist(): Promise<void> {
+    const store = this.options.pendingStore;
+    if (!store || this.closed) return;
+    const pending = toPersisted({
+      patch: this.inflight ?? this.resend,
+      confirmed: this.confirmed,
+      localText: this.localText,
+      clientId: this.clientId,
+      nextSeq: this.nextSeq,
+    });
+    try {
+      await store.save(this.id, pending);
+    } catch (error) {
+      this.emitter.emit("error", error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  abstract rename(title: string): Promise<void>;
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { Backoff, sleep, withTimeout } from "../../src/client/backoff.js";
+import { adoptPersisted, carryOver, mergeMineWins, toPersisted } from "../../src/client/carry-over.js";
+import { retryAfter } from "../../src/client/http.js";
+import { randomClientId } from "../../src/client/index.js";
+
+// The pure pieces of the client, rule by rule (the rules against the service are in live-*.test.ts).
+
+const lines = (text: string) => text.split("\n");
+
+describe("Backoff", () => {
+  it("doubles from the first wait up to the cap, each wait half fixed and half random", () => {
+    const low = new Backoff({ initialMs: 100, maxMs: 1_000 }, () => 0);
+    const high = new Backoff({ initialMs: 100, maxMs: 1_000 }, () => 0.999999);
+    expect(Array.from({ length: 6 }, () => low.next())).toEqual([50, 100, 200, 400, 500, 500]);
+    expect(Array.from({ length: 6 }, () => Math.round(high.next()))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+  });
+
+  it("waits at least Retry-After, but no longer than its own cap for it", () => {
+    const backoff = new Backoff({ initialMs: 100, maxRetryAfterMs: 10_000 }, () => 0);
+    expect(backoff.next(3)).toBe(3_000);
+    expect(backoff.next(3_600)).toBe(10_000);
+    backoff.reset();
+    expect(backoff.next(0)).toBe(50);
+  });
+});
+
+describe("retryAfter", () => {
+  it("reads seconds and HTTP dates, and nothing else", () => {
+    expect(retryAfter("5")).toBe(5);
+    expect(retryAfter(null)).toBeUndefined();
+    expect(retryAfter("soon")).toBeUndefined();
+    expect(retryAfter(new Date(Date.now() - 1_000).toUTCString())).toBe(0);
+    expect(retryAfter(new Date(Date.now() + 60_000).toUTCString())).toBeGreaterThan(55);
+  });
+});
+
+describe("sleep and withTimeout", () => {
+  it("end at once when the signal fires, with an AbortError", async () => {
+    const controller = new AbortController();
+    const waiting = sleep(60_000, controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
+    await expect(withTimeout(controller.signal, 60_000, () => new Promise(() => undefined))).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("gives up on a task that ignores its signal after the timeout, with a TimeoutError", async () => {
+    await expect(withTimeout(new AbortController().signal, 20, () => new Promise(() => undefined))).rejects.toMatchObject({ name: "TimeoutError" });
+  });
+});
+
+describe("carryOver: local edits onto a newer text", () => {
+  it("rebases edits that do not overlap the remote change", () => {
+    expect(carryOver(lines("a\nb\nc"), lines("A\nb\nc"), lines("a\nb\nC"))).toEqual(lines("A\nb\nC"));
+  });
+
+  it("takes the newer text when there are no local edits", () => {
+    expect(carryOver(lines("a"), lines("a"), lines("x\ny"))).toEqual(lines("x\ny"));
+  });
+
+  it("reports a true overlap as undefined", () => {
+    expect(carryOver(lines("a\nb"), lines("a\nX"), lines("a\nY"))).toBeUndefined();
+  });
+});
+
+describe("mergeMineWins: keep mine", () => {
+  it("keeps the remote changes elsewhere and the local version of the contested lines", () => {
+    expect(mergeMineWins(lines("a\nb\nc\nd"), lines("a\nmine\nc\nd"), lines("a\ntheirs\nc\nD"))).toEqual(lines("a\nmine\nc\nD"));
+  });
+
+  it("keeps a local deletion of a line the other side changed", () => {
+    expect(mergeMineWins(lines("a\nb\nc"), lines("a\nc"), lines("a\nB\nc\nd"))).toEqual(lines("a\nc\nd"));
+  });
+});
+
+describe("persistence records", () => {
+  const base = { version: 3, lines: ["a"] };
+  const request = { baseVersion: 3, checksum: "sha256:00", clientId: "c", seq: 4, ops: [{ op: "insert" as const, index: 1, lines: ["b"] }] };
+
+  it("are undefined when everything local is confirmed, and carry the patch in flight otherwise", () => {
+    expect(toPersisted({ patch: undefined, confirmed: base, localText: "a", clientId: "c", nextSeq: 4 })).toBeUndefined();
+    const inflight = { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["a", "b"], milestones: [] };
+    expect(toPersisted({ patch: inflight, confirmed: base, localText: "a\nb\nc", clientId: "c", nextSeq: 5 })).toEqual({
+      request,
+      baseText: "a",
+      baseVersion: 3,
+      text: "a\nb\nc",
+      clientId: "c",
+      nextSeq: 5,
+    });
+  });
+
+  it("resend an intact patch of the same client, and rebase anything else", () => {
+    const persisted = { request, baseText: "a", baseVersion: 3, text: "a\nb", clientId: "c", nextSeq: 5 };
+    expect(adoptPersisted(persisted, "c")).toEqual({ resend: { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["a", "b"], milestones: [] } });
+    expect(adoptPersisted(persisted, "another client")).toEqual({ rebaseFrom: ["a"] });
+    expect(adoptPersisted({ ...persisted, request: { ...request, ops: [{ op: "delete", index: 7, count: 1 }] } }, "c")).toEqual({ rebaseFrom: ["a"] });
+  });
+});
+
+it("makes client ids of 128 random bits", () => {
+  const ids = new Set(Array.from({ length: 100 }, () => randomClientId()));
+  expect(ids.size).toBe(100);
+  for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
+});

@@ -1,0 +1,196 @@
+import { createClient, openDocument, type FolioClient, type LiveDocument } from "../../src/client/index.js";
+import type { Store } from "../../src/storage/store.js";
+import { converged } from "./client-harness.js";
+
+/**
+ * The seeded convergence scenario of the client: five live documents on one document type at
+ * random (inserts, deletes and replacements, mostly in the first lines, so that they collide)
+ * through fetches that delay, fail before sending, lose answers the service gave, and send requests
+ * twice. Conflicts are resolved at random, "theirs" or "mine". At quiescence it checks that every
+ * live document holds the service's text, that the history has no gap, that no patch was applied
+ * twice, and that no edit was lost except the ones a conflict resolution discarded.
+ *
+ * Every line an editor writes carries a fresh token, so losses are visible: a token is gone
+ * legitimately only when an editor deleted or replaced its line on purpose, or a conflict
+ * resolution dropped it; any other token an editor wrote must be in the final text.
+ */
+
+export interface ConvergenceOptions {
+  seed: number;
+  /** The service roots; live document k talks to baseUrls[k % baseUrls.length]. */
+  baseUrls: readonly string[];
+  /** The store the service(s) write to, for the history and receipt checks. */
+  store: Store;
+  editors?: number;
+  editsPerEditor?: number;
+}
+
+export interface ConvergenceReport {
+  versions: number;
+  patchesSent: number;
+  faults: Record<string, number>;
+  conflicts: { theirs: number; mine: number };
+}
+
+/** mulberry32: a small seeded PRNG, enough to replay a run's decisions from its seed. */
+export function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const tokensOf = (text: string) => new Set(text.split("\n").filter((line) => line.startsWith("t")));
+
+interface Ledger {
+  created: Set<string>;
+  /** Tokens an editor removed on purpose (deleted or replaced their line). */
+  killed: Set<string>;
+  /** Tokens a conflict resolution dropped. */
+  discarded: Set<string>;
+  /** (clientId, seq) of every patch that reached the fetch, duplicates once. */
+  patches: Map<string, Set<number>>;
+}
+
+/** A fetch that injects the faults of the scenario, with its decisions drawn from `random`. */
+function faultyFetch(random: () => number, faults: Record<string, number>, ledger: Ledger, enabled: () => boolean): typeof fetch {
+  return async (input, init) => {
+    if (init?.method === "PATCH" && typeof init.body === "string") {
+      const body = JSON.parse(init.body) as { clientId: string; seq: number };
+      const seqs = ledger.patches.get(body.clientId) ?? new Set<number>();
+      seqs.add(body.seq);
+      ledger.patches.set(body.clientId, seqs);
+    }
+    const roll = enabled() ? random() : 1;
+    const before = Math.floor(random() * 12);
+    const after = Math.floor(random() * 12);
+    await delay(before);
+    if (roll < 0.08) {
+      faults.failBefore = (faults.failBefore ?? 0) + 1;
+      throw new TypeError("fetch failed (injected before sending)");
+    }
+    if (roll < 0.16) {
+      faults.loseAnswer = (faults.loseAnswer ?? 0) + 1;
+      const response = await globalThis.fetch(input, init);
+      await response.arrayBuffer();
+      throw new TypeError("fetch failed (answer lost after the service answered)");
+    }
+    if (roll < 0.24) {
+      faults.duplicate = (faults.duplicate ?? 0) + 1;
+      const [first, second] = await Promise.allSettled([globalThis.fetch(input, init), globalThis.fetch(input, init)]);
+      if (first.status === "fulfilled") await first.value.arrayBuffer().catch(() => undefined);
+      if (second.status === "rejected") throw second.reason as Error;
+      await delay(after);
+      return second.value;
+    }
+    const response = await globalThis.fetch(input, init);
+    await delay(after);
+    return response;
+  };
+}
+
+/** One local edit on `text`: insert, delete or replace a line, mostly among the first three. */
+function edit(text: string, random: () => number, token: string, ledger: Ledger): string {
+  const lines = text.split("\n");
+  const index = random() < 0.6 ? Math.floor(random() * Math.min(3, lines.length)) : Math.floor(random() * lines.length);
+  const kind = random();
+  if (kind < 0.4 || lines.length <= 2) {
+    lines.splice(index, 0, token);
+    ledger.created.add(token);
+  } else if (kind < 0.7) {
+    const [gone] = lines.splice(index, 1);
+    if (gone !== undefined) ledger.killed.add(gone);
+  } else {
+    const [gone] = lines.splice(index, 1, token);
+    if (gone !== undefined) ledger.killed.add(gone);
+    ledger.created.add(token);
+  }
+  return lines.join("\n");
+}
+
+export async function runConvergence(options: ConvergenceOptions): Promise<ConvergenceReport> {
+  const editors = options.editors ?? 5;
+  const editsPerEditor = options.editsPerEditor ?? 40;
+  const ledger: Ledger = { created: new Set(), killed: new Set(), discarded: new Set(), patches: new Map() };
+  const faults: Record<string, number> = {};
+  const conflicts = { theirs: 0, mine: 0 };
+  const plain = createClient({ baseUrl: options.baseUrls[0]! });
+  const initial = ["t-0", "t-1", "t-2", "t-3", "t-4", "t-5"];
+  initial.forEach((token) => ledger.created.add(token));
+  const { id } = await plain.createDocument({ title: "Convergence", content: initial.join("\n") });
+
+  let faulty = false;
+  const docs: LiveDocument[] = [];
+  try {
+    for (let k = 0; k < editors; k++) {
+      const client: FolioClient = createClient({ baseUrl: options.baseUrls[k % options.baseUrls.length]!, fetch: faultyFetch(prng(options.seed + k + 1), faults, ledger, () => faulty) });
+      const doc = await openDocument(client, id, { waitSeconds: 2, retry: { initialMs: 5, maxMs: 80 }, requestTimeoutMs: 3_000, displayName: `editor ${k}` });
+      const choices = prng(options.seed * 31 + k);
+      doc.on("conflict", (conflict) => {
+        setTimeout(() => {
+          const choice = choices() < 0.5 ? "theirs" : "mine";
+          conflicts[choice]++;
+          // "theirs" drops the local lines the service's text lacks; "mine" (the service's text with
+          // the local edits over it) drops only the contested lines of theirs.
+          const theirs = tokensOf(conflict.theirs);
+          const [kept, dropped] = choice === "theirs" ? [theirs, tokensOf(doc.text)] : [tokensOf(conflict.mine), theirs];
+          for (const token of dropped) if (!kept.has(token)) ledger.discarded.add(token);
+          conflict.resolve(choice);
+        }, Math.floor(choices() * 10));
+      });
+      docs.push(doc);
+    }
+    faulty = true;
+
+    await Promise.all(
+      docs.map(async (doc, k) => {
+        const steps = prng(options.seed * 7 + k);
+        for (let n = 0; n < editsPerEditor; n++) {
+          await delay(Math.floor(steps() * 25));
+          if (doc.status === "conflict") continue;
+          doc.setText(edit(doc.text, steps, `t${k}.${n}`, ledger));
+        }
+      }),
+    );
+    faulty = false;
+    const text = await converged(plain, id, docs, 15_000);
+
+    // The history: versions 1 … head, no gap.
+    const head = (await plain.getDocument(id)).version;
+    const versions = await options.store.getVersions(id, 0, head);
+    if (versions.map((record) => record.version).join() !== Array.from({ length: head }, (_, k) => k + 1).join()) {
+      throw new Error(`the history has gaps: ${versions.map((record) => record.version).join()}`);
+    }
+    // No patch applied twice: every version a client wrote is the receipt of exactly one of its patches.
+    for (const [clientId, seqs] of ledger.patches) {
+      const written = versions.filter((record) => record.clientId === clientId).map((record) => record.version);
+      const receipted = new Set<number>();
+      for (const seq of seqs) {
+        const receipt = await options.store.getReceipt(id, clientId, seq);
+        const record = receipt && versions[receipt.version - 1];
+        if (receipt && record?.clientId === clientId) {
+          if (receipted.has(receipt.version)) throw new Error(`two patches of ${clientId} name version ${receipt.version}`);
+          receipted.add(receipt.version);
+        }
+      }
+      if (written.join() !== [...receipted].sort((a, b) => a - b).join()) {
+        throw new Error(`client ${clientId} wrote versions ${written.join()} but its receipts name ${[...receipted].join()}: a patch was applied twice or lost`);
+      }
+    }
+    // No edit lost but by a conflict resolution.
+    const final = tokensOf(text);
+    const lost = [...ledger.created].filter((token) => !ledger.killed.has(token) && !ledger.discarded.has(token) && !final.has(token));
+    if (lost.length > 0) throw new Error(`edits lost: ${lost.join(", ")}`);
+    const strange = [...final].filter((token) => !ledger.created.has(token));
+    if (strange.length > 0) throw new Error(`lines nobody wrote: ${strange.join(", ")}`);
+
+    return { versions: head, patchesSent: [...ledger.patches.values()].reduce((sum, seqs) => sum + seqs.size, 0), faults, conflicts };
+  } finally {
+    docs.forEach((doc) => doc.close());
+  }
+}
