@@ -34,6 +34,8 @@ export default defineConfig({
             "test/http/documents*.test.ts",
             "test/http/content*.test.ts",
             "test/http/changes*.test.ts",
+            "test/http/hostile-input.test.ts",
+            "test/crash.test.ts",
             "test/multi-instance/**/*.test.ts",
           ],
           env: { FOLIO_TEST_STORE: "postgres" },

@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { Type, type Static } from "@sinclair/typebox";
 import { parseStorageUrl, StorageUrlError } from "./storage/storage-url.js";
+import { findUnknownKey } from "./config-keys.js";
 
 /** The service's configuration: one schema, one typed and frozen object; nothing else reads process.env. */
 export const ConfigSchema = Type.Object({
@@ -26,6 +27,7 @@ export const ConfigSchema = Type.Object({
   }),
   documents: Type.Object({ maxContentBytes: Type.Integer() }),
   cors: Type.Object({ origins: Type.Array(Type.String()) }),
+  log: Type.Object({ level: Type.String() }),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -154,7 +156,17 @@ const KEYS: KeySpec[] = [
     assign: (c, v: number) => (c.documents.maxContentBytes = v),
   },
   { key: "service.cors.origins", default: [], parse: origins, assign: (c, v: string[]) => (c.cors.origins = v) },
+  { key: "log.level", default: "info", parse: logLevel, assign: (c, v: string) => (c.log.level = v) },
 ];
+
+/** pino's levels; `silent` logs nothing. */
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function logLevel(raw: string, key: string): string {
+  const level = raw.trim().toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`${key}: "${raw}" is not one of ${LOG_LEVELS.join(", ")}`);
+  return level;
+}
 
 function nonEmpty(raw: string, key: string): string {
   if (raw.trim() === "") throw new ConfigError(`${key}: must not be empty`);
@@ -219,6 +231,8 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
   const explicitFile = options.file !== undefined || env.SERVICE_CONFIG_FILE !== undefined;
   const origin = options.file === undefined && env.SERVICE_CONFIG_FILE !== undefined ? "SERVICE_CONFIG_FILE: " : "";
   const tree = filePath !== null && (explicitFile || existsSync(filePath)) ? readYaml(filePath, origin) : {};
+  const unknown = filePath === null ? undefined : findUnknownKey(tree, KEYS.map((spec) => spec.key));
+  if (unknown !== undefined) throw new ConfigError(`${origin}config file ${filePath}: ${unknown}`);
 
   const config: Config = {
     server: { host: "", port: 0 },
@@ -229,6 +243,7 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
     history: { pauseSeconds: 0, retentionSeconds: 0, compactionIntervalSeconds: 0 },
     documents: { maxContentBytes: 0 },
     cors: { origins: [] },
+    log: { level: "" },
   };
   for (const spec of KEYS) {
     const names = [environmentName(spec.key), ...(spec.aliases ?? [])];

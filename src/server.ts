@@ -3,9 +3,14 @@ import { ConfigError, loadConfig, type Config } from "./config.js";
 import { buildApp, REDACTED_PATHS } from "./http/app.js";
 import { readIdentity } from "./identity.js";
 import { openStore } from "./storage/open-store.js";
+import { StorageInUseError } from "./storage/store.js";
 import { redactStorageUrl } from "./storage/storage-url.js";
 
-const logger = pino({ level: process.env.LOG_LEVEL ?? "info", redact: REDACTED_PATHS });
+/** Stops the start with one line on stderr (no stack trace): the operator's mistake, not a fault. */
+function refuse(message: string, exitCode: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(exitCode);
+}
 
 /**
  * Connections the kernel queues before the service accepts them. Editors connect in crowds (all
@@ -20,16 +25,20 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`configuration error: ${error.message}\n`);
-      process.exit(2);
-    }
+    if (error instanceof ConfigError) refuse(`configuration error: ${error.message}`, 2);
     throw error;
   }
+  const logger = pino({ level: config.log.level, redact: REDACTED_PATHS });
 
-  const store = await openStore(config.storage.url, {
-    onError: (error) => logger.warn({ err: error }, "PostgreSQL connection trouble; the store recovers by itself"),
-  });
+  let store;
+  try {
+    store = await openStore(config.storage.url, {
+      onError: (error) => logger.warn({ err: error }, "PostgreSQL connection trouble; the store recovers by itself"),
+    });
+  } catch (error) {
+    if (error instanceof StorageInUseError) refuse(`storage in use: ${error.message}`, 3);
+    throw error;
+  }
   const app = await buildApp({ config, store, identity: readIdentity(), logger });
 
   let closing: Promise<void> | undefined;
@@ -59,6 +68,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  logger.fatal({ err: error }, "failed to start");
+  pino({ redact: REDACTED_PATHS }).fatal({ err: error }, "failed to start");
   process.exit(1);
 });

@@ -17,6 +17,7 @@ const DEFAULTS: Config = {
   history: { pauseSeconds: 300, retentionSeconds: 86_400, compactionIntervalSeconds: 3600 },
   documents: { maxContentBytes: 5_242_880 },
   cors: { origins: [] },
+  log: { level: "info" },
 };
 
 const FULL_YAML = `
@@ -47,6 +48,8 @@ service:
     origins:
       - https://editor.example
       - http://localhost:5173/
+log:
+  level: warn
 `;
 
 const FROM_FULL_YAML: Config = {
@@ -58,6 +61,7 @@ const FROM_FULL_YAML: Config = {
   history: { pauseSeconds: 60, retentionSeconds: 3600, compactionIntervalSeconds: 600 },
   documents: { maxContentBytes: 1024 },
   cors: { origins: ["https://editor.example", "http://localhost:5173"] },
+  log: { level: "warn" },
 };
 
 let dir: string;
@@ -290,6 +294,42 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
     expect(errorOf(() => loadConfig({ env: {}, file: yamlFile("server:\n  port:\n    value: 1\n") }))).toBe("server.port: expects a value, found a mapping");
   });
 
+  it("refuses an unknown key in the file, naming it and the nearest known key", () => {
+    const path = yamlFile("service:\n  master-password:\n    hahs: x\n");
+
+    expect(errorOf(() => loadConfig({ env: {}, file: path }))).toBe(
+      `config file ${path}: unknown key service.master-password.hahs (did you mean service.master-password.hash?)`,
+    );
+  });
+
+  it("refuses an unknown section and an unknown top-level key, even when the environment sets every value", () => {
+    const section = yamlFile("service:\n  storrage:\n    url: \"sqlite::memory:\"\n", "section.yaml");
+    const top = yamlFile("port: 9000\n", "top.yaml");
+
+    expect(errorOf(() => loadConfig({ env: { SERVICE_STORAGE_URL: "sqlite::memory:" }, file: section }))).toBe(
+      `config file ${section}: unknown key service.storrage (did you mean service.storage.url?)`,
+    );
+    expect(errorOf(() => loadConfig({ env: {}, file: top }))).toBe(`config file ${top}: unknown key port (did you mean server.port?)`);
+  });
+
+  it("refuses a value where a section belongs and a file that is not a mapping", () => {
+    const value = yamlFile("service: yes\n", "value.yaml");
+    const list = yamlFile("- a\n- b\n", "list.yaml");
+
+    expect(errorOf(() => loadConfig({ env: {}, file: value }))).toBe(`config file ${value}: service expects a mapping of keys`);
+    expect(errorOf(() => loadConfig({ env: {}, file: list }))).toBe(`config file ${list}: expects a mapping of keys at the top`);
+  });
+
+  it("accepts an empty file and an empty section", () => {
+    expect(loadConfig({ env: {}, file: yamlFile("") })).toEqual(DEFAULTS);
+    expect(loadConfig({ env: {}, file: yamlFile("service:\n") })).toEqual(DEFAULTS);
+  });
+
+  it("reads LOG_LEVEL as the key log.level and refuses a level pino does not know", () => {
+    expect(loadConfig({ env: { LOG_LEVEL: "DEBUG" }, file: null }).log.level).toBe("debug");
+    expect(errorOf(fromEnv({ LOG_LEVEL: "verbose" }))).toBe('log.level (LOG_LEVEL): "verbose" is not one of fatal, error, warn, info, debug, trace, silent');
+  });
+
   it("refuses a file that is not YAML, naming the file", () => {
     const path = yamlFile("server:\n  port: [1, 2\n");
 
@@ -328,6 +368,17 @@ describe("the server with a bad configuration", () => {
       expect(server.rawOutput()).toBe(
         'configuration error: service.tracker.timeout-ms (SERVICE_TRACKER_TIMEOUT_MS): "abc" is not a whole number\n',
       );
+    } finally {
+      server.kill();
+    }
+  });
+
+  it("exits 2 with one line for a bad LOG_LEVEL, not a stack trace", async () => {
+    const server = startProcess("src/server.ts", { LOG_LEVEL: "loud", SERVICE_STORAGE_URL: "sqlite::memory:" }, dir);
+    try {
+      expect(await server.waitForExit(20_000)).toEqual({ code: 2, signal: null });
+      expect(server.lines).toEqual([]);
+      expect(server.rawOutput()).toBe('configuration error: log.level (LOG_LEVEL): "loud" is not one of fatal, error, warn, info, debug, trace, silent\n');
     } finally {
       server.kill();
     }

@@ -13,6 +13,7 @@ import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
 import { finishOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
+import { answerClientError } from "./client-error.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -57,9 +58,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200 },
-    return503OnClosing: true,
+    // A request during the drain gets a problem+json 503 from the connection closer instead.
+    return503OnClosing: false,
     // Errors the router raises before any route runs (a broken percent-encoding, an over-long
     // path segment) are client errors too, and leave as problem+json like every other.
+    clientErrorHandler: answerClientError,
     frameworkErrors: (error, request, reply) => {
       void sendProblem(request, reply, "invalid-request", `the request path cannot be read: ${error.message}`, { status: 400 });
     },
@@ -89,6 +92,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   if (config.cors.origins.length > 0) {
+    // @fastify/cors answers an OPTIONS request that is not a preflight (no Origin or no
+    // Access-Control-Request-Method) with a text/plain 400; this one is problem+json like every error.
+    app.addHook("onRequest", async (request, reply) => {
+      if (request.method !== "OPTIONS") return;
+      if (request.headers.origin && request.headers["access-control-request-method"]) return;
+      return sendProblem(request, reply, "invalid-request", "OPTIONS is only a CORS preflight: it needs Origin and Access-Control-Request-Method");
+    });
     await app.register(cors, {
       origin: config.cors.origins.includes("*") ? true : config.cors.origins,
       methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],

@@ -1,40 +1,66 @@
+import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
+import { sendProblem } from "./problem-details.js";
+
+/** The `Retry-After` of a request refused while this instance shuts down: another instance, or this one restarted, can take it. */
+const SHUTDOWN_RETRY_SECONDS = 1;
+
+/** How long a connection opened during the drain may take to send its request. */
+const LATE_CONNECTION_MS = 1000;
 
 /**
- * Ends, on shutdown, the connections that carry no request: idle keep-alive ones and ones that
- * never sent a request (Node's own idle closing misses those, so a load balancer's spare
- * connection would hold the shutdown). A connection with a request in flight is ended right
- * after its answer, so every in-flight request still gets one.
+ * Drains connections on shutdown without resetting any client:
+ * - connections that carry no request (idle keep-alive ones, ones that never sent a request: Node's
+ *   own idle closing misses those, so a load balancer's spare connection would hold the shutdown)
+ *   are ended at once;
+ * - every answer not yet sent says `Connection: close` and its connection ends after it, so no
+ *   keep-alive client sends its next request on a socket that is about to close (it would get
+ *   ECONNRESET; a load balancer that does not retry a PATCH shows the user a 502);
+ * - a request that still arrives on an open connection during the drain is answered 503
+ *   problem+json (`shutting-down`), also with `Connection: close`.
+ * Every in-flight request still gets its answer.
  */
 export function closeConnectionsOnShutdown(app: FastifyInstance): void {
-  const inFlight = new Map<Socket, number>();
+  const inFlight = new Map<Socket, Set<ServerResponse>>();
   let closing = false;
 
   app.server.on("connection", (socket: Socket) => {
-    if (closing) {
-      socket.destroy();
-      return;
-    }
-    inFlight.set(socket, 0);
+    inFlight.set(socket, new Set());
     socket.once("close", () => inFlight.delete(socket));
+    // Until the listener closes, a connection can still arrive during the drain: its request gets
+    // the 503 below, but a connection that sends nothing must not hold the shutdown.
+    if (closing) setTimeout(() => inFlight.get(socket)?.size === 0 && socket.destroy(), LATE_CONNECTION_MS).unref();
   });
-  app.server.on("request", (request: { socket: Socket }, response: { once(event: "finish" | "close", listener: () => void): void }) => {
+  app.server.on("request", (request: { socket: Socket }, response: ServerResponse) => {
     const socket = request.socket;
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    const responses = inFlight.get(socket) ?? new Set<ServerResponse>();
+    inFlight.set(socket, responses);
+    responses.add(response);
+    if (closing) response.shouldKeepAlive = false;
     let done = false;
     const finished = () => {
       if (done) return;
       done = true;
-      const left = (inFlight.get(socket) ?? 1) - 1;
-      inFlight.set(socket, left);
-      if (closing && left === 0) socket.end();
+      responses.delete(response);
+      if (closing && responses.size === 0) socket.end();
     };
     response.once("finish", finished);
     response.once("close", finished);
   });
+  // Fastify's own answer to a request during close is a bare JSON 503; this one is problem+json.
+  app.addHook("onRequest", async (request, reply) => {
+    if (closing) {
+      void reply.header("connection", "close");
+      return sendProblem(request, reply, "shutting-down", "this instance is shutting down; retry", { retryAfterSeconds: SHUTDOWN_RETRY_SECONDS });
+    }
+  });
   app.addHook("preClose", async () => {
     closing = true;
-    for (const [socket, requests] of inFlight) if (requests === 0) socket.destroy();
+    for (const [socket, responses] of inFlight) {
+      if (responses.size === 0) socket.destroy();
+      // Not yet sent: Node writes `Connection: close` and ends the connection after the answer.
+      else for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false;
+    }
   });
 }

@@ -2,13 +2,32 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError, type ProblemCode } from "../service/service-error.js";
 import { StorageUnavailableError } from "../storage/store.js";
 
+<<<<<<< HEAD
 /** Error bodies have the shape of ProblemDetailSchema (src/api/problem.ts). */
+=======
+/** RFC 9457 problem details; every error answer has this shape (except the content patch's 409). */
+export const ProblemDetailSchema = Type.Object(
+  {
+    type: Type.String({ description: "stable URI of the kind of problem" }),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String(),
+    instance: Type.String({ description: "the request path" }),
+  },
+  { title: "ProblemDetail" },
+);
+
+>>>>>>> main
 export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 
 /** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */
 const STORAGE_RETRY_SECONDS = 5;
 
+<<<<<<< HEAD
 type RenderedCode = ProblemCode | "route-not-found" | "storage-unavailable" | "page-not-built" | "internal";
+=======
+type RenderedCode = ProblemCode | "route-not-found" | "request-timeout" | "headers-too-large" | "storage-unavailable" | "shutting-down" | "internal";
+>>>>>>> main
 
 /** The one table of problem kinds: status and title per stable code (listed in the README). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
@@ -19,7 +38,9 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "version-conflict": { status: 409, title: "Version conflict" },
   "document-exists": { status: 409, title: "Document exists" },
   "seq-reused": { status: 409, title: "Sequence number reused with a different body" },
+  "request-timeout": { status: 408, title: "Request timeout" },
   "content-too-large": { status: 413, title: "Content too large" },
+  "headers-too-large": { status: 431, title: "Request headers too large" },
   "checksum-mismatch": { status: 422, title: "Checksum mismatch" },
   "range-outside-text": { status: 422, title: "Range outside the text" },
   "base-unavailable": { status: 422, title: "Base version unavailable" },
@@ -30,7 +51,11 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "tracker-unavailable": { status: 502, title: "Tracker unavailable" },
   "tracker-not-configured": { status: 503, title: "No tracker configured" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
+<<<<<<< HEAD
   "page-not-built": { status: 503, title: "Editor page not built" },
+=======
+  "shutting-down": { status: 503, title: "Shutting down" },
+>>>>>>> main
   internal: { status: 500, title: "Internal error" },
 };
 

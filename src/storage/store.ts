@@ -13,6 +13,14 @@ export class StorageUnavailableError extends Error {
   }
 }
 
+/**
+ * The store's file is served by another process; this one must not start (one process per SQLite
+ * file). The message names the file.
+ */
+export class StorageInUseError extends Error {
+  override readonly name = "StorageInUseError";
+}
+
 /** The kinds of change a version records. */
 export type ChangeType = "CREATED" | "UPDATED" | "RENAMED" | "DELETED" | "RESTORED" | "ROLLED_BACK";
 

@@ -44,7 +44,12 @@ export interface ServerProcess {
  * neither the caller's environment nor a service.yaml of the repository leaks in.
  */
 export function startProcess(script: string, env: Record<string, string>, cwd: string): ServerProcess {
-  const child = spawn(process.execPath, tsxNodeArguments(script), {
+  return startCommand(process.execPath, tsxNodeArguments(script), env, cwd);
+}
+
+/** Like {@link startProcess}, for any command (`npm start`, `node dist/server.js`). */
+export function startCommand(command: string, args: string[], env: Record<string, string>, cwd: string): ServerProcess {
+  const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["pipe", "pipe", "pipe"],

@@ -44,7 +44,7 @@ const listProblems = {
   429: {
     ...problem,
     description: "locked after too many failed attempts",
-    headers: { "Retry-After": Type.Integer({ minimum: 1, description: "remaining whole seconds of the lock, rounded up" }) },
+    headers: { "Retry-After": Type.Integer({ minimum: 1, maximum: 31_536_000, description: "remaining whole seconds of the lock, rounded up (at most service.master-password.lock-seconds)" }) },
   },
 };
 const tags = ["documents"];

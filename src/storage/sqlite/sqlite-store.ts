@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import BetterSqlite3, { type Database } from "better-sqlite3";
+import type { Database } from "better-sqlite3";
 import {
   type CommitListener,
   type CompactionResult,
@@ -15,7 +15,8 @@ import {
   type VersionSummary,
   StorageUnavailableError,
 } from "../store.js";
-import { migrate } from "./sqlite-migrations.js";
+import { openDatabase } from "./sqlite-open.js";
+import { SqliteFileLock } from "./file-lock.js";
 import {
   encodeFullText,
   toDocument,
@@ -197,10 +198,6 @@ function readSnapshot(sql: Statements, id: string): Snapshot | undefined {
   return row && toSnapshot(row);
 }
 
-/** WAL frames (1 KiB pages) after which a commit checkpoints the WAL into the database file. */
-const WAL_CHECKPOINT_FRAMES = 10_000;
-/** Above this the WAL file is truncated back after a checkpoint (it grows past it when one 1 MB-text commit lands late). */
-const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /** Versions whose ops one compaction statement drops; the event loop runs between statements. */
 const COMPACTION_CHUNK = 2000;
@@ -228,37 +225,30 @@ export class SqliteStore implements Store {
   private readonly documentQueues = new Map<string, Promise<unknown>>();
   private closed = false;
 
-  private constructor(private readonly db: Database) {
+  private constructor(
+    private readonly db: Database,
+    private readonly lock: SqliteFileLock | undefined,
+  ) {
     this.sql = prepareStatements(db);
     this.groupCommit = new GroupCommit(db);
   }
 
   /**
    * Opens (creating and migrating) the database at `path`, or an in-memory one for `:memory:`.
-   * `busyTimeoutMs` bounds the wait for a lock another process holds on the file.
+   * `busyTimeoutMs` bounds the wait for a lock another process holds on the file (a backup, a
+   * maintenance query). A file another store serves is refused with {@link StorageInUseError}.
    */
   static open(path: string, options: { busyTimeoutMs?: number } = {}): SqliteStore {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    const db = new BetterSqlite3(path);
-    // Small pages keep the bytes a one-line patch writes small (a page is the unit of every write);
-    // it only takes effect when the file is created.
-    db.pragma("page_size = 1024");
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    // A checkpoint copies each page the WAL holds into the file once, however many commits rewrote
-    // it, and each 1 KiB page it writes dirties a whole 4 KiB block of the page cache. At SQLite's
-    // default (1,000 frames: a checkpoint every ~100 one-line patches, which write ~9 frames each)
-    // the hot pages (page 1, the documents leaf, the leaves and interior pages the patches append
-    // to) were copied over and over: ~5.6 KB of writes per patch on top of the WAL's ~13.7 KB in a
-    // store-level experiment on a 1 MB document; at 10,000 frames (a ~10 MiB WAL, checkpointed about
-    // every 1,000 patches; readers find pages through the WAL index in constant time) ~1.4 KB.
-    db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_FRAMES}`);
-    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-    db.pragma("foreign_keys = ON");
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    migrate(db);
-    return new SqliteStore(db);
+    const lock = path === ":memory:" ? undefined : SqliteFileLock.acquire(path);
+    try {
+      return new SqliteStore(openDatabase(path, options), lock);
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
   }
+
 
   getDocument = (id: string) => this.run(() => readDocument(this.sql, id));
   listDocuments = () => this.run(() => this.sql.documents.all().map(toDocument));
@@ -341,7 +331,12 @@ export class SqliteStore implements Store {
     this.closed = true;
     await Promise.all([...this.documentQueues.values()]);
     await this.groupCommit.drain();
-    this.db.close();
+    try {
+      this.db.close();
+    } finally {
+      // Only after the database is closed may another process take the file over.
+      this.lock?.release();
+    }
   }
 
   /** For tests and diagnostics: the prepared statement cache is per connection. */
