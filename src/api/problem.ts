@@ -5,7 +5,7 @@ export const ProblemDetailSchema = Type.Object(
   {
     type: Type.String({ description: "stable URI of the kind of problem" }),
     title: Type.String(),
-    status: Type.Integer(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
     detail: Type.String(),
     instance: Type.String({ description: "the request path" }),
   },

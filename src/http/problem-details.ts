@@ -2,32 +2,21 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError, type ProblemCode } from "../service/service-error.js";
 import { StorageUnavailableError } from "../storage/store.js";
 
-<<<<<<< HEAD
 /** Error bodies have the shape of ProblemDetailSchema (src/api/problem.ts). */
-=======
-/** RFC 9457 problem details; every error answer has this shape (except the content patch's 409). */
-export const ProblemDetailSchema = Type.Object(
-  {
-    type: Type.String({ description: "stable URI of the kind of problem" }),
-    title: Type.String(),
-    status: Type.Integer({ minimum: 400, maximum: 599 }),
-    detail: Type.String(),
-    instance: Type.String({ description: "the request path" }),
-  },
-  { title: "ProblemDetail" },
-);
-
->>>>>>> main
 export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 
 /** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */
 const STORAGE_RETRY_SECONDS = 5;
 
-<<<<<<< HEAD
-type RenderedCode = ProblemCode | "route-not-found" | "storage-unavailable" | "page-not-built" | "internal";
-=======
-type RenderedCode = ProblemCode | "route-not-found" | "request-timeout" | "headers-too-large" | "storage-unavailable" | "shutting-down" | "internal";
->>>>>>> main
+type RenderedCode =
+  | ProblemCode
+  | "route-not-found"
+  | "request-timeout"
+  | "headers-too-large"
+  | "storage-unavailable"
+  | "shutting-down"
+  | "page-not-built"
+  | "internal";
 
 /** The one table of problem kinds: status and title per stable code (listed in the README). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
@@ -51,11 +40,8 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "tracker-unavailable": { status: 502, title: "Tracker unavailable" },
   "tracker-not-configured": { status: 503, title: "No tracker configured" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
-<<<<<<< HEAD
-  "page-not-built": { status: 503, title: "Editor page not built" },
-=======
   "shutting-down": { status: 503, title: "Shutting down" },
->>>>>>> main
+  "page-not-built": { status: 503, title: "Editor page not built" },
   internal: { status: 500, title: "Internal error" },
 };
 
