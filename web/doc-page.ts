@@ -80,7 +80,7 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
     h(
       "div",
       { class: "doc-layout" },
-      h("main", { class: "doc-main" }, toolbar, message, conflictView, editorHost, h("p", { class: "hint muted" }, "Enter starts a sibling node; Alt+→ / Alt+← indent and outdent the lines; Tab leaves the editor.")),
+      h("main", { class: "doc-main" }, toolbar, message, conflictView, editorHost, h("p", { class: "hint muted" }, "Enter starts a sibling node; Alt+→ / Alt+← indent and outdent; Ctrl+Z undoes your own edits; Tab leaves the editor.")),
       h("aside", { class: "side", "aria-label": "Panels" }, history.element, tracker?.element),
     ),
   );
