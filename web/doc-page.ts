@@ -54,6 +54,8 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
   const rename = h("button", { type: "button", class: "secondary" }, "Rename");
   const name = h("input", { id: "display-name", value: displayName(), maxlength: 64, placeholder: "anonymous", autocomplete: "nickname" });
   const message = h("p", { class: "page-message", role: "status", "aria-live": "polite" });
+  // The line is cut to one line on screen; the whole text stays in its title (and is read out).
+  new MutationObserver(() => (message.title = message.textContent ?? "")).observe(message, { childList: true, characterData: true, subtree: true });
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const conflictView = h("section", { class: "conflict", hidden: true, "aria-labelledby": "conflict-heading" });
   const editorHost = h("div", { class: "editor-host" });
