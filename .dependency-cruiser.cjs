@@ -80,6 +80,19 @@ module.exports = {
       to: { path: "^src/api", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "metrics-only-from-the-composition",
+      comment: "the service, storage and tracker report through their observer ports; src/metrics implements them",
+      severity: "error",
+      from: { path: "^src/(core|service|storage|tracker)" },
+      to: { path: ["^src/metrics", "^node_modules/prom-client"] },
+    },
+    {
+      name: "metrics-reads-no-transport-or-adapter",
+      severity: "error",
+      from: { path: "^src/metrics" },
+      to: { path: ["^src/http", "^src/storage/(sqlite|postgres)", "^src/server", "^node_modules/(fastify|better-sqlite3|pg|undici)"] },
+    },
+    {
       name: "only-the-entry-and-tests-reach-the-entry",
       severity: "error",
       from: { path: "^src", pathNot: "^src/server" },

@@ -1,4 +1,5 @@
 import { readFileSync, existsSync } from "node:fs";
+import { isIP } from "node:net";
 import { parse as parseYaml } from "yaml";
 import { Type, type Static } from "@sinclair/typebox";
 import { parseStorageUrl, StorageUrlError } from "./storage/storage-url.js";
@@ -6,7 +7,12 @@ import { findUnknownKey } from "./config-keys.js";
 
 /** The service's configuration: one schema, one typed and frozen object; nothing else reads process.env. */
 export const ConfigSchema = Type.Object({
-  server: Type.Object({ host: Type.String(), port: Type.Integer() }),
+  server: Type.Object({
+    host: Type.String(),
+    port: Type.Integer(),
+    /** Fastify's trustProxy: whether (or from which addresses) X-Forwarded-For and -Proto are believed. */
+    trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())]),
+  }),
   storage: Type.Object({ url: Type.String() }),
   tracker: Type.Object({
     apiUrl: Type.Optional(Type.String()),
@@ -28,6 +34,7 @@ export const ConfigSchema = Type.Object({
   documents: Type.Object({ maxContentBytes: Type.Integer() }),
   cors: Type.Object({ origins: Type.Array(Type.String()) }),
   log: Type.Object({ level: Type.String() }),
+  metrics: Type.Object({ enabled: Type.Boolean() }),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -103,6 +110,30 @@ function origins(raw: string, key: string): string[] {
     });
 }
 
+function flag(raw: string, key: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new ConfigError(`${key}: "${raw}" is neither true nor false`);
+}
+
+/** `true`, `false`, or the comma-separated addresses or CIDR ranges of the proxies to believe. */
+function trustProxy(raw: string, key: string): boolean | string[] {
+  const value = raw.trim().toLowerCase();
+  if (value === "true" || value === "false") return value === "true";
+  const proxies = raw.split(",").map((part) => part.trim()).filter((part) => part !== "");
+  for (const proxy of proxies) {
+    const [address, bits, ...rest] = proxy.split("/");
+    const family = isIP(address ?? "");
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || rest.length > 0 || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(`${key}: "${proxy}" is not true, false, an IP address or a CIDR range`);
+    }
+  }
+  if (proxies.length === 0) throw new ConfigError(`${key}: must not be empty`);
+  return proxies;
+}
+
 const KEYS: KeySpec[] = [
   { key: "server.host", aliases: ["HOST"], default: "127.0.0.1", parse: text, assign: (c, v: string) => (c.server.host = v) },
   { key: "server.port", aliases: ["PORT"], default: 8080, parse: integer(0, 65535), assign: (c, v: number) => (c.server.port = v) },
@@ -157,6 +188,8 @@ const KEYS: KeySpec[] = [
   },
   { key: "service.cors.origins", default: [], parse: origins, assign: (c, v: string[]) => (c.cors.origins = v) },
   { key: "log.level", default: "info", parse: logLevel, assign: (c, v: string) => (c.log.level = v) },
+  { key: "server.trust-proxy", default: false, parse: trustProxy, assign: (c, v: boolean | string[]) => (c.server.trustProxy = v) },
+  { key: "service.metrics.enabled", default: true, parse: flag, assign: (c, v: boolean) => (c.metrics.enabled = v) },
 ];
 
 /** pino's levels; `silent` logs nothing. */
@@ -235,7 +268,7 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
   if (unknown !== undefined) throw new ConfigError(`${origin}config file ${filePath}: ${unknown}`);
 
   const config: Config = {
-    server: { host: "", port: 0 },
+    server: { host: "", port: 0, trustProxy: false },
     storage: { url: "" },
     tracker: { loginType: "", timeoutMs: 0 },
     masterPassword: { maxFailures: 0, lockSeconds: 0 },
@@ -244,6 +277,7 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
     documents: { maxContentBytes: 0 },
     cors: { origins: [] },
     log: { level: "" },
+    metrics: { enabled: true },
   };
   for (const spec of KEYS) {
     const names = [environmentName(spec.key), ...(spec.aliases ?? [])];

@@ -9,7 +9,7 @@ const BCRYPT_HASH = "$2b$04$D/CGBg6htt1f7tl970OFtulvBJl1h1I6qkkO7nKrmZGv1s6LofJi
 const ARGON2ID_HASH = "$argon2id$v=19$m=19456,t=2,p=1$ht866IOHjJSogov9AYLrhg$QGAMTdbShuPVWpTC2fOIEVvGGK6keU2fkMGQIRnkPGc";
 
 const DEFAULTS: Config = {
-  server: { host: "127.0.0.1", port: 8080 },
+  server: { host: "127.0.0.1", port: 8080, trustProxy: false },
   storage: { url: "sqlite:./data/service.db" },
   tracker: { loginType: "ldap", timeoutMs: 10_000 },
   masterPassword: { maxFailures: 5, lockSeconds: 60 },
@@ -18,12 +18,14 @@ const DEFAULTS: Config = {
   documents: { maxContentBytes: 5_242_880 },
   cors: { origins: [] },
   log: { level: "info" },
+  metrics: { enabled: true },
 };
 
 const FULL_YAML = `
 server:
   host: 0.0.0.0
   port: 9000
+  trust-proxy: 10.0.0.0/8, 127.0.0.1
 service:
   storage:
     url: sqlite:/var/lib/folio/service.db
@@ -44,6 +46,8 @@ service:
     compaction-interval-seconds: 600
   documents:
     max-content-bytes: 1024
+  metrics:
+    enabled: false
   cors:
     origins:
       - https://editor.example
@@ -53,7 +57,7 @@ log:
 `;
 
 const FROM_FULL_YAML: Config = {
-  server: { host: "0.0.0.0", port: 9000 },
+  server: { host: "0.0.0.0", port: 9000, trustProxy: ["10.0.0.0/8", "127.0.0.1"] },
   storage: { url: "sqlite:/var/lib/folio/service.db" },
   tracker: { apiUrl: "https://tracker.example/api/v1", webUrl: "https://tracker.example", loginType: "normal", timeoutMs: 2500 },
   masterPassword: { hash: BCRYPT_HASH, maxFailures: 3, lockSeconds: 120 },
@@ -62,6 +66,7 @@ const FROM_FULL_YAML: Config = {
   documents: { maxContentBytes: 1024 },
   cors: { origins: ["https://editor.example", "http://localhost:5173"] },
   log: { level: "warn" },
+  metrics: { enabled: false },
 };
 
 let dir: string;
@@ -147,7 +152,7 @@ describe("loadConfig: YAML file and environment", () => {
 
     expect(config).toEqual({
       ...FROM_FULL_YAML,
-      server: { host: "0.0.0.0", port: 9100 },
+      server: { host: "0.0.0.0", port: 9100, trustProxy: ["10.0.0.0/8", "127.0.0.1"] },
       tracker: { ...FROM_FULL_YAML.tracker, timeoutMs: 700 },
       masterPassword: { ...FROM_FULL_YAML.masterPassword, hash: ARGON2ID_HASH },
       cors: { origins: ["https://a.example", "https://b.example"] },
@@ -157,14 +162,14 @@ describe("loadConfig: YAML file and environment", () => {
   it("ignores an empty variable, so the file or the default holds", () => {
     const config = loadConfig({ env: { SERVER_PORT: "", SERVER_HOST: "" }, file: yamlFile("server:\n  port: 9000\n") });
 
-    expect(config.server).toEqual({ host: "127.0.0.1", port: 9000 });
+    expect(config.server).toEqual({ host: "127.0.0.1", port: 9000, trustProxy: false });
   });
 
   it("accepts the aliases HOST, PORT and DATABASE_URL", () => {
     const config = loadConfig({ env: { HOST: "::1", PORT: "3000", DATABASE_URL: "postgres://folio@db.example:5432/folio" }, file: null });
 
     expect({ server: config.server, storage: config.storage }).toEqual({
-      server: { host: "::1", port: 3000 },
+      server: { host: "::1", port: 3000, trustProxy: false },
       storage: { url: "postgres://folio@db.example:5432/folio" },
     });
   });
@@ -284,6 +289,19 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
     expect(errorOf(fromEnv({ SERVICE_CORS_ORIGINS: "https://ok.example, not an origin" }))).toBe(
       'service.cors.origins (SERVICE_CORS_ORIGINS): "not an origin" is not an origin',
     );
+  });
+
+  it("reads server.trust-proxy as true, false or addresses, and refuses anything else", () => {
+    expect(fromEnv({ SERVER_TRUST_PROXY: "true" })().server.trustProxy).toBe(true);
+    expect(fromEnv({ SERVER_TRUST_PROXY: "FALSE" })().server.trustProxy).toBe(false);
+    expect(fromEnv({ SERVER_TRUST_PROXY: "::1, 192.168.0.0/16" })().server.trustProxy).toEqual(["::1", "192.168.0.0/16"]);
+    expect(errorOf(fromEnv({ SERVER_TRUST_PROXY: "yes" }))).toBe('server.trust-proxy (SERVER_TRUST_PROXY): "yes" is not true, false, an IP address or a CIDR range');
+    expect(errorOf(fromEnv({ SERVER_TRUST_PROXY: "10.0.0.0/33" }))).toBe('server.trust-proxy (SERVER_TRUST_PROXY): "10.0.0.0/33" is not true, false, an IP address or a CIDR range');
+  });
+
+  it("reads service.metrics.enabled as true or false only", () => {
+    expect(fromEnv({ SERVICE_METRICS_ENABLED: "false" })().metrics).toEqual({ enabled: false });
+    expect(errorOf(fromEnv({ SERVICE_METRICS_ENABLED: "0" }))).toBe('service.metrics.enabled (SERVICE_METRICS_ENABLED): "0" is neither true nor false');
   });
 
   it("refuses an empty login type", () => {

@@ -65,7 +65,7 @@ describe("the SIGTERM drain", () => {
   it("answers in-flight requests with Connection: close, and a keep-alive client's next request gets no reset", async () => {
     server = startProcess(
       "src/server.ts",
-      { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(dir, "service.db")}`, LOG_LEVEL: "info" },
+      { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(dir, "service.db")}`, LOG_LEVEL: "debug" },
       dir,
     );
     const address = new URL(String((await server.waitForLine((line) => line.msg.startsWith("listening on "), STARTUP_MS)).address));
@@ -79,7 +79,7 @@ describe("the SIGTERM drain", () => {
     // 204 at once by the drain) and a write whose body is still on its way (answered after it).
     const poll = send(address, "GET", `/api/v1/documents/${id}/changes?since=1&wait=30`);
     const write = send(address, "PUT", `/api/v1/documents/${id}`, JSON.stringify({ title: "Plan", content: "during the drain\n".repeat(100) }), true);
-        await server.waitForLine((line) => line.msg === "incoming request" && (line.req as { method?: string }).method === "PUT", STARTUP_MS);
+    await server.waitForLine((line) => line.msg === "request received" && line.method === "PUT", STARTUP_MS);
     server.child.kill("SIGTERM");
     await server.waitForLine((line) => line.msg === "shutting down: finishing in-flight requests", STARTUP_MS);
 

@@ -29,7 +29,7 @@ afterEach(() => {
 async function startServer(): Promise<{ server: ServerProcess; address: URL }> {
   server = startProcess(
     "src/server.ts",
-    { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(dir, "service.db")}`, LOG_LEVEL: "info" },
+    { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(dir, "service.db")}`, LOG_LEVEL: "debug" },
     dir,
   );
   const listening = await server.waitForLine((line) => line.msg.startsWith("listening on "), STARTUP_MS);
@@ -72,7 +72,7 @@ describe("the server process", () => {
     const half = Math.floor(body.length / 2);
     const agent = new Agent({ keepAlive: true });
 
-    // Send the headers and half the body; the server logs the request as soon as it has the headers.
+    // Send the headers and half the body; the server logs the request (at debug) as soon as it has the headers.
     const request = httpRequest({
       host: address.hostname,
       port: address.port,
@@ -91,7 +91,7 @@ describe("the server process", () => {
       });
     });
     request.write(body.slice(0, half));
-    await server.waitForLine((line) => line.msg === "incoming request" && (line.req as { method?: string } | undefined)?.method === "POST", STARTUP_MS);
+    await server.waitForLine((line) => line.msg === "request received" && line.method === "POST", STARTUP_MS);
 
     server.child.kill("SIGTERM");
     await server.waitForLine(isMessage("shutting down: finishing in-flight requests"), SHUTDOWN_MS);

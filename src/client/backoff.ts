@@ -41,19 +41,31 @@ export class Backoff {
   }
 }
 
-/** Resolves after `ms`, or rejects with an AbortError as soon as `signal` fires. */
+/**
+ * Resolves after at least `ms` (a timer may fire a little early against the clock, as Node's does
+ * when its loop time is stale, so the rest is waited out: a Retry-After is honoured in full), or
+ * rejects with an AbortError as soon as `signal` fires.
+ */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  const clock = () => globalThis.performance?.now() ?? Date.now();
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortError());
+    const until = clock() + ms;
+    let timer: ReturnType<typeof setTimeout>;
     const onAbort = () => {
       clearTimeout(timer);
       reject(abortError());
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+    const wait = (delay: number) => {
+      timer = setTimeout(() => {
+        const left = until - clock();
+        if (left > 0) return wait(left);
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, delay);
+    };
     signal.addEventListener("abort", onAbort, { once: true });
+    wait(ms);
   });
 }
 

@@ -141,6 +141,7 @@ export abstract class DocumentState implements LiveDocument {
 
   saveMilestone(): Promise<void> {
     if (this.closed) return Promise.reject(abortError());
+    if (this.isDeleted) return Promise.reject(new Error("the document is deleted: it is read-only until it is restored"));
     return new Promise((resolve, reject) => {
       this.milestones.push({ resolve, reject });
       this.parked = false;

@@ -24,6 +24,7 @@ import type { ChangeFeed, ContentPatchRequest, ContentPatchResult, Document } fr
 export class LiveDocumentImpl extends DocumentState {
   /** Starts the worker and the feed loop. */
   start(): void {
+    this.updateStatus();
     void this.run();
     void runFeed({
       client: this.client,
@@ -66,14 +67,14 @@ export class LiveDocumentImpl extends DocumentState {
     const backoff = new Backoff(this.options.retry);
     while (!this.closed) {
       try {
-        const feed = this.feedQueue.shift();
         if (this.rebaseFrom) {
           const from = this.rebaseFrom;
           this.rebaseFrom = undefined;
           await this.moveBase(from, this.confirmed);
         } else if (this.reloadWanted) {
           await this.reload();
-        } else if (feed) {
+        } else if (this.feedQueue.length > 0) {
+          const feed = this.feedQueue.shift()!;
           try {
             await this.applyFeed(feed.answer);
           } finally {
@@ -278,5 +279,4 @@ export class LiveDocumentImpl extends DocumentState {
     this.replaceLocal(choice.choice === "theirs" ? target.lines : mine());
     this.updateStatus();
   }
-
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -14,6 +14,8 @@ import { compileValidator } from "./validator.js";
 import { finishOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { answerClientError } from "./client-error.js";
+import { operationRoutes } from "./operations.js";
+import { createMetrics } from "../metrics/metrics.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -50,6 +52,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     typeof deps.logger === "object" ? { loggerInstance: deps.logger } : { logger: deps.logger === true ? { redact: REDACTED_PATHS } : false };
   const app = Fastify({
     ...logging,
+    // One line per request instead of two, written by src/http/operations.ts.
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: config.server.trustProxy,
     // JSON escaping can double the size of a text (every newline becomes two bytes); the content
     // itself is held to max-content-bytes exactly by the service.
     bodyLimit: config.documents.maxContentBytes * 2 + 65_536,
@@ -58,7 +63,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200 },
-    // A request during the drain gets a problem+json 503 from the connection closer instead.
+    // A request during the drain gets a problem+json 503 from src/http/connection-closer.ts instead.
     return503OnClosing: false,
     // Errors the router raises before any route runs (a broken percent-encoding, an over-long
     // path segment) are client errors too, and leave as problem+json like every other.
@@ -78,6 +83,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     void parseJson(request, body.toString(), done);
   });
   app.setValidatorCompiler(compileValidator);
+  const services = deps.services ?? createServices({ config, store, clock, onError: (error) => app.log.error({ err: error }, "compaction failed") });
+  const metrics = config.metrics.enabled ? createMetrics({ services, store, clock }) : undefined;
+  if (metrics) services.events.add(metrics.service);
+  services.events.add({
+    listFailure: (lockedUntil) => {
+      if (lockedUntil !== undefined) app.log.warn({ lockedUntil: new Date(lockedUntil).toISOString() }, "the document list is locked after too many failed attempts");
+    },
+  });
+  operationRoutes(app, { store, metrics });
   closeConnectionsOnShutdown(app);
   // A UUID names one document however its hex digits are cased.
   app.addHook("preHandler", async (request) => {
@@ -137,10 +151,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
 
-  const services = deps.services ?? createServices({ config, store, clock, onError: (error) => app.log.error({ err: error }, "compaction failed") });
   const { documents, patcher, feed, listAccess } = services;
   const tracker = config.tracker.apiUrl
-    ? new TaigaClient({ apiUrl: config.tracker.apiUrl, loginType: config.tracker.loginType, timeoutMs: config.tracker.timeoutMs })
+    ? new TaigaClient({
+        apiUrl: config.tracker.apiUrl,
+        loginType: config.tracker.loginType,
+        timeoutMs: config.tracker.timeoutMs,
+        ...(metrics ? { observe: metrics.tracker } : {}),
+      })
     : undefined;
   // Waiting feed requests get their 204 at once; then Fastify lets in-flight requests finish.
   app.addHook("preClose", async () => services.quiesce());

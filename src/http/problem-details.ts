@@ -45,6 +45,14 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   internal: { status: 500, title: "Internal error" },
 };
 
+/** The problem code each answer was sent with, for the request's log line. */
+const sentProblems = new WeakMap<FastifyReply, RenderedCode>();
+
+/** The problem code `reply` was answered with, when it was a problem. */
+export function problemOf(reply: FastifyReply): string | undefined {
+  return sentProblems.get(reply);
+}
+
 /** Sends a problem+json answer for `code`; `status` overrides the table (an upstream status passed on). */
 export function sendProblem(
   request: FastifyRequest,
@@ -56,6 +64,7 @@ export function sendProblem(
   const entry = PROBLEMS[code];
   const status = extra.status ?? entry.status;
   if (extra.retryAfterSeconds !== undefined) void reply.header("Retry-After", String(extra.retryAfterSeconds));
+  sentProblems.set(reply, code);
   return reply
     .code(status)
     .type("application/problem+json")

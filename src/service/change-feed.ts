@@ -4,6 +4,7 @@ import type { ChangeType, Store, VersionSummary } from "../storage/store.js";
 import type { ChangeHub, WakeReason } from "./change-hub.js";
 import type { Clock } from "./clock.js";
 import { documentNotFound, type DocumentService } from "./documents.js";
+import type { ServiceEvents } from "./observer.js";
 
 /** One recorded version as the feed reports it. */
 export interface ChangeEventView {
@@ -39,6 +40,7 @@ export interface ChangeFeedOptions {
   hub: ChangeHub;
   clock: Clock;
   maxWaitSeconds: number;
+  events?: ServiceEvents;
 }
 
 /**
@@ -58,6 +60,12 @@ export class ChangeFeed {
 
   /** The changes since `since`, waiting up to `waitSeconds` (clamped) for one; `undefined` means none (204). */
   async changes(id: string, since: number, waitSeconds: number, departure?: Departure): Promise<ChangeFeedView | undefined> {
+    const answer = await this.answer(id, since, waitSeconds, departure);
+    this.options.events?.feedAnswer(answer === undefined ? "none" : answer.ops ? "ops" : "content");
+    return answer;
+  }
+
+  private async answer(id: string, since: number, waitSeconds: number, departure?: Departure): Promise<ChangeFeedView | undefined> {
     const { hub, clock } = this.options;
     // A diff computed already up to the newest version noticed answers at once: no wait, no read.
     const known = hub.knownVersion(id);
@@ -85,6 +93,7 @@ export class ChangeFeed {
       }
       const reason = await wait.reason;
       if (reason.kind !== "changed") return undefined;
+      this.options.events?.feedWakeup();
       woken = reason;
     }
   }

@@ -1,6 +1,7 @@
 import type { CompactionResult, Store } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import type { DocumentService } from "./documents.js";
+import type { ServiceEvents } from "./observer.js";
 
 export interface CompactionOptions {
   store: Store;
@@ -10,6 +11,7 @@ export interface CompactionOptions {
   intervalSeconds: number;
   /** Told when a scheduled run fails; the next run tries again. */
   onError?: (error: unknown) => void;
+  events?: ServiceEvents;
 }
 
 /**
@@ -27,10 +29,13 @@ export class Compactor {
   /** One compaction run. */
   async runOnce(): Promise<CompactionResult & { snapshots: number }> {
     const { store, documents, clock } = this.options;
+    const started = performance.now();
     const cutoff = clock.now() - this.options.retentionSeconds * 1000;
     const ids = await store.documentsNeedingSnapshot(cutoff);
     for (const id of ids) await documents.writer.submit(id, (doc) => doc.writeSnapshot());
-    return { ...(await store.compact(cutoff)), snapshots: ids.length };
+    const result = await store.compact(cutoff);
+    this.options.events?.compaction({ ran: result.ran, versions: result.versions, seconds: (performance.now() - started) / 1000 });
+    return { ...result, snapshots: ids.length };
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { ReceiptKey, Store } from "../storage/store.js";
 import { HeadCache } from "./head-cache.js";
+import type { ServiceEvents } from "./observer.js";
 import { WorkingDocument, type WritePolicy } from "./working-document.js";
 
 /** A write decided on the working document; it throws a ServiceError to refuse. */
@@ -40,6 +41,7 @@ export class DocumentWriter {
     private readonly policy: WritePolicy,
     private readonly onCommitted: CommittedListener,
     cacheCharacters = 256 * 1024 * 1024,
+    private readonly events?: ServiceEvents,
   ) {
     this.cache = new HeadCache(cacheCharacters);
   }
@@ -75,6 +77,7 @@ export class DocumentWriter {
 
   private async runBatch(id: string, batch: Queued[]): Promise<void> {
     let working: WorkingDocument | undefined;
+    const started = this.events?.observed ? performance.now() : undefined;
     try {
       const outcomes = await this.store.write(id, async (tx) => {
         working = await WorkingDocument.load(id, tx, this.policy, (version) => this.cache.get(id, version));
@@ -91,6 +94,7 @@ export class DocumentWriter {
         }
         return settled;
       });
+      if (started !== undefined && working?.changed) this.events?.commit(batch.length, (performance.now() - started) / 1000);
       const entry = working?.cacheEntry();
       if (entry) this.cache.set(id, entry);
       const head = working?.document;

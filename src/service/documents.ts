@@ -5,6 +5,7 @@ import type { Sha256Hex } from "../core/checksum.js";
 import type { Config } from "../config.js";
 import type { DocumentRecord, Store, VersionRecord, VersionSummary } from "../storage/store.js";
 import type { Clock } from "./clock.js";
+import type { ServiceEvents } from "./observer.js";
 import { DocumentWriter, type CommittedListener, type WriteCommand } from "./document-writer.js";
 import { recentAfter } from "./head-cache.js";
 import { rebuildText } from "./document-text.js";
@@ -41,6 +42,7 @@ export interface DocumentServiceOptions {
   config: Pick<Config, "history" | "documents">;
   /** Told about every commit, after it is durable (the change feed listens here). */
   onCommitted?: CommittedListener;
+  events?: ServiceEvents;
 }
 
 /** The document use cases. Every write goes through one {@link DocumentWriter}. */
@@ -65,6 +67,8 @@ export class DocumentService {
         retentionMs: options.config.history.retentionSeconds * 1000,
       },
       (id, version) => options.onCommitted?.(id, version),
+      undefined,
+      options.events,
     );
   }
 

@@ -58,17 +58,24 @@ export function recentAfter(entry: CachedHead, after: number, notBefore: number)
 export class HeadCache {
   private readonly entries = new Map<string, { entry: CachedHead; weight: number }>();
   private totalWeight = 0;
+  private hits = 0;
+  private misses = 0;
 
   /** @param maxCharacters the budget: the texts' characters plus an estimate of their recent versions' */
   constructor(private readonly maxCharacters: number) {}
 
   get(id: string, version: number): CachedHead | undefined {
     const kept = this.entries.get(id);
-    if (!kept) return undefined;
+    if (!kept) {
+      this.misses++;
+      return undefined;
+    }
     if (kept.entry.version !== version) {
+      this.misses++;
       this.delete(id);
       return undefined;
     }
+    this.hits++;
     this.entries.delete(id);
     this.entries.set(id, kept);
     return kept.entry;
@@ -85,6 +92,11 @@ export class HeadCache {
       this.entries.delete(oldest);
       this.totalWeight -= old.weight;
     }
+  }
+
+  /** For metrics: what the cache holds now, and its lookups since it was made. */
+  stats(): { entries: number; characters: number; hits: number; misses: number } {
+    return { entries: this.entries.size, characters: this.totalWeight, hits: this.hits, misses: this.misses };
   }
 
   delete(id: string): void {

@@ -3,6 +3,7 @@ import { verify as verifyArgon2 } from "@node-rs/argon2";
 import type { Config } from "../config.js";
 import type { Store } from "../storage/store.js";
 import type { Clock } from "./clock.js";
+import type { ServiceEvents } from "./observer.js";
 import { ServiceError } from "./service-error.js";
 
 /** The fixed user name of the protected document list. */
@@ -12,6 +13,8 @@ export interface ListAccessOptions {
   store: Store;
   clock: Clock;
   config: Config["masterPassword"];
+  /** Told of every failed attempt, and of the one that locks the list (the operator's warning). */
+  events?: ServiceEvents;
 }
 
 /**
@@ -38,7 +41,10 @@ export class ListAccess {
     }
     // The attempt that reaches the limit is still answered as the failure it is; the lock
     // answers from the next attempt on.
-    await store.recordListFailure(this.options.clock.now(), config.maxFailures, config.lockSeconds * 1000);
+    const now = this.options.clock.now();
+    const state = await store.recordListFailure(now, config.maxFailures, config.lockSeconds * 1000);
+    // This attempt locked the list when the lock now ends exactly one lock period from now.
+    this.options.events?.listFailure(state.lockedUntil === now + config.lockSeconds * 1000 ? state.lockedUntil : undefined);
     throw new ServiceError("credentials-required", config.hash ? "user or password is wrong" : "the document list is locked: no master password is configured");
   }
 

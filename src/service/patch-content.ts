@@ -9,6 +9,7 @@ import type { DocumentRecord, PatchReceipt } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import { rebuildText } from "./document-text.js";
 import { documentNotFound, type DocumentService } from "./documents.js";
+import type { PatchResult, ServiceEvents } from "./observer.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
 
@@ -36,17 +37,35 @@ export type PatchOutcome =
  */
 export class ContentPatcher {
   constructor(
-    private readonly options: { documents: DocumentService; clock: Clock; maxContentBytes: number },
+    private readonly options: { documents: DocumentService; clock: Clock; maxContentBytes: number; events?: ServiceEvents },
   ) {}
 
   async patch(id: string, patch: ContentPatch): Promise<PatchOutcome> {
+    const events = this.options.events;
+    if (!events?.observed) return this.decide(id, patch, { result: "applied" });
+    const seen: { result: PatchResult } = { result: "applied" };
+    try {
+      const outcome = await this.decide(id, patch, seen);
+      events.patch(outcome.kind === "conflict" ? "conflict" : seen.result);
+      return outcome;
+    } catch (error) {
+      events.patch(error instanceof ServiceError ? error.code : "failed");
+      throw error;
+    }
+  }
+
+  /** The pipeline; `seen.result` tells how an accepted patch was accepted (a repeat, shifted, applied). */
+  private async decide(id: string, patch: ContentPatch, seen: { result: PatchResult }): Promise<PatchOutcome> {
     const submitted = checkOps(patch);
     const requestHash = hashRequest(patch, submitted);
 
     return this.options.documents.writer.submit(id, async (doc) => {
       // The receipt first: a repeat gets its stored answer even after the document was deleted.
       const receipt = await doc.receipt(patch.clientId, patch.seq);
-      if (receipt) return repeated(doc, receipt, requestHash);
+      if (receipt) {
+        seen.result = "repeat";
+        return repeated(doc, receipt, requestHash);
+      }
       const head = doc.document;
       if (!head || head.deleted) throw documentNotFound(id);
 
@@ -70,6 +89,7 @@ export class ContentPatcher {
         }
         ops = rebased.ops;
         foreign = rebased.opsSinceBase;
+        seen.result = "shifted";
       }
 
       const current = await doc.lines();

@@ -148,6 +148,13 @@ export interface CommitListener {
   reset(): void;
 }
 
+/** What a store tells the metrics about itself. */
+export interface StoreStats {
+  kind: "sqlite" | "postgres";
+  /** The notification connection, where the store has one (PostgreSQL's LISTEN). */
+  listener?: { connected: boolean; reconnects: number };
+}
+
 /**
  * The persistence contract of the service. Every adapter (SQLite, PostgreSQL) passes the same
  * contract suite in `test/storage/store-contract.ts`.
@@ -212,6 +219,16 @@ export interface Store {
    * Returns the unsubscribe function.
    */
   watchCommits(listener: CommitListener): () => void;
+
+  /**
+   * Resolves when the store can serve: it answers a query and, where commits of other instances
+   * arrive over a notification connection, that connection is up. Rejects otherwise (with
+   * {@link StorageUnavailableError} when the database cannot serve). The readiness probe asks it.
+   */
+  ping(): Promise<void>;
+
+  /** The store's kind and its notification connection's state, for the metrics; cheap, no I/O. */
+  stats(): StoreStats;
 
   /** Closes the store; in-flight writes finish first. */
   close(): Promise<void>;

@@ -12,7 +12,7 @@ import {
   toTicketDetail,
   type TaigaTicket,
 } from "./taiga-shapes.js";
-import { TaigaTransport } from "./taiga-transport.js";
+import { TaigaTransport, type TrackerCallObserver } from "./taiga-transport.js";
 import type {
   TicketKind,
   TrackerCredentials,
@@ -33,6 +33,8 @@ export interface TaigaClientOptions {
   loginType: string;
   /** The deadline of one proxied operation, all its upstream calls together; past it: 502. */
   timeoutMs: number;
+  /** Told of every upstream call (the metrics). */
+  observe?: TrackerCallObserver;
 }
 
 const KIND_NAME: Readonly<Record<TicketKind, string>> = { userstories: "user story", tasks: "task" };
@@ -51,7 +53,7 @@ export class TaigaClient {
   readonly #timeoutMs: number;
 
   constructor(options: TaigaClientOptions) {
-    this.#transport = new TaigaTransport(options.apiUrl, options.timeoutMs);
+    this.#transport = new TaigaTransport(options.apiUrl, options.timeoutMs, options.observe);
     this.#loginType = options.loginType;
     this.#timeoutMs = options.timeoutMs;
   }

@@ -26,6 +26,12 @@ export interface TaigaCall<T> extends RejectionContext {
 }
 
 /**
+ * Told of every upstream call: `operation` is the method and the path with its id as `:id` (a
+ * bounded set), `outcome` the upstream status or `timeout` / `unreachable`.
+ */
+export type TrackerCallObserver = (operation: string, outcome: string, seconds: number) => void;
+
+/**
  * Sends allow-listed calls to the one configured tracker over a keep-alive connection pool.
  * It never logs: headers and bodies carry tokens and passwords.
  */
@@ -33,8 +39,10 @@ export class TaigaTransport {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #timeoutMs: number;
+  readonly #observe: TrackerCallObserver | undefined;
 
-  constructor(apiUrl: string, timeoutMs: number) {
+  constructor(apiUrl: string, timeoutMs: number, observe?: TrackerCallObserver) {
+    this.#observe = observe;
     const base = new URL(apiUrl);
     if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error("the tracker api-url must be an http(s) URL");
     this.#basePath = base.pathname.replace(/\/+$/, "");
@@ -61,6 +69,9 @@ export class TaigaTransport {
     let status: number;
     let responseHeaders: IncomingHttpHeaders;
     let text: string;
+    const started = performance.now();
+    const observed = (outcome: string) =>
+      this.#observe?.(`${call.method} ${call.path.replace(/\/[0-9]+$/, "/:id")}`, outcome, (performance.now() - started) / 1000);
     try {
       const response = await this.#pool.request({
         method: call.method,
@@ -73,8 +84,11 @@ export class TaigaTransport {
       responseHeaders = response.headers;
       text = await readBounded(response);
     } catch (error) {
-      throw this.#failure(error, call.signal);
+      const failure = this.#failure(error, call.signal);
+      observed(failure.message.includes("did not answer") ? "timeout" : "unreachable");
+      throw failure;
     }
+    observed(String(status));
 
     const body = parseJson(text);
     if (status < 200 || status > 299) throw rejectionOf({ status, headers: responseHeaders, body: body.ok ? body.value : undefined }, call);

@@ -85,6 +85,7 @@ describe("the feed loop of a live document", () => {
     expect(await waitUntil(() => doc.deleted, { maxMs: 5_000 })).toBe(true);
     doc.setText("edited while deleted");
     expect(doc.text).toBe("a");
+    await expect(doc.saveMilestone()).rejects.toThrow("the document is deleted: it is read-only until it is restored");
     expect(net.calls("PATCH", "/content")).toEqual([]);
 
     await s.client.restore(id);

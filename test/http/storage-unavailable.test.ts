@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -7,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import { POSTGRES_TEST_URL, describePostgres, dropSchema, uniqueSchemaName } from "../support/postgres.js";
+import { cuttableRelay } from "../support/cuttable-relay.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 
 // A database that cannot serve for a reason outside the request is a 503 with Retry-After, so that
@@ -52,31 +52,6 @@ describe("a SQLite file that another process keeps locked", () => {
     expect(created.json<{ version: number }>().version).toBe(1);
   });
 });
-
-/** A TCP relay in front of PostgreSQL that can be cut: live connections dropped, new ones refused. */
-async function cuttableRelay(target: URL): Promise<{ port: number; cut: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect({ host: target.hostname, port: Number(target.port || 5432) });
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.once("close", () => sockets.delete(socket));
-      socket.on("error", () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("the relay has no port");
-  let cut = false;
-  const cutNow = async () => {
-    if (cut) return;
-    cut = true;
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  return { port: address.port, cut: cutNow };
-}
 
 describePostgres("a PostgreSQL database that becomes unreachable", () => {
   it("answers 503 with Retry-After for reads and writes, never 500", async () => {

@@ -94,8 +94,8 @@ describe("the tracker routes inside the real app", () => {
 
     const log = output.join("");
     expect(output.length).toBeGreaterThanOrEqual(8);
-    expect(log).toContain("/api/v1/tracker/auth");
-    expect(log).toContain("/api/v1/tracker/userstories/1");
+    expect(log).toContain('"route":"/api/v1/tracker/auth"');
+    expect(log).toContain('"route":"/api/v1/tracker/userstories/:ref"');
     expect(log).not.toContain(password);
     expect(log).not.toContain(token);
   });

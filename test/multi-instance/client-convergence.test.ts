@@ -20,8 +20,9 @@ describePostgres("the client across two instances sharing PostgreSQL", () => {
     const seed = process.env.FOLIO_SEED ? Number(process.env.FOLIO_SEED) : Math.floor(Math.random() * 2 ** 31);
     try {
       const report = await runConvergence({ seed, baseUrls: [cluster.a.origin, cluster.b.origin], store: cluster.a.store });
-      expect(report.versions).toBeGreaterThan(15);
-      expect(Object.values(report.faults).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(10);
+      if (process.env.FOLIO_REPORT) console.log(JSON.stringify({ seed, ...report }));
+      expect(report.versions).toBeGreaterThanOrEqual(12);
+      expect(Object.values(report.faults).reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(10);
     } catch (error) {
       throw new Error(`convergence failed with FOLIO_SEED=${seed}: ${(error as Error).message}`, { cause: error });
     }

@@ -27,7 +27,7 @@ function storageUrl(): string {
 async function startServer(): Promise<{ server: ServerProcess; origin: string }> {
   const server = startProcess(
     "src/server.ts",
-    { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: storageUrl(), LOG_LEVEL: "info" },
+    { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: storageUrl(), LOG_LEVEL: "debug" },
     dir,
   );
   processes.push(server);
@@ -75,7 +75,7 @@ describePostgres("two service processes on one PostgreSQL schema", () => {
       const polling = call(second.origin, "GET", `/documents/${id}/changes?since=1&wait=10`);
       // Patch once the second process has the poll. Should the commit still beat the poll's own read,
       // the answer is the same; the in-process suites pin down the wake-up itself.
-      await second.server.waitForLine((line) => line.msg === "incoming request" && String((line.req as { url?: string } | undefined)?.url).includes("/changes"), 5_000);
+      await second.server.waitForLine((line) => line.msg === "request received" && line.route === "/api/v1/documents/:documentId/changes", 5_000);
       const patchedAt = performance.now();
       const patched = await call(first.origin, "PATCH", `/documents/${id}/content`, {
         baseVersion: 1,

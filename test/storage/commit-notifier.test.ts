@@ -129,10 +129,13 @@ describePostgres("CommitNotifier", () => {
   it("replaces a LISTEN connection that stops answering without closing, resets its listeners and delivers later notices", async () => {
     const { proxy, notifier, listener, errors } = await throughProxy({ intervalMs: 50, timeoutMs: 200 });
     const frozenPid = notifier.pid();
+    expect({ connected: notifier.connected, reconnects: notifier.reconnects }).toEqual({ connected: true, reconnects: 0 });
 
     proxy.freezeAll();
     await until("the reset after the failed check", () => listener.resets === 1);
 
+    // What the readiness probe and the metrics read: up again, after one reconnect.
+    expect({ connected: notifier.connected, reconnects: notifier.reconnects }).toEqual({ connected: true, reconnects: 1 });
     expect(notifier.pid()).toBeTypeOf("number");
     expect(notifier.pid()).not.toBe(frozenPid);
     expect(errors.map((error) => error.message)).toContain("the LISTEN connection did not answer a check within 200 ms");

@@ -66,6 +66,16 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
       expect(await store.listDocuments()).toEqual([]);
     });
 
+    it("answers a ping while open, with its listener (where it has one) connected, and refuses it once closed", async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+      const stats = store.stats();
+      expect(["sqlite", "postgres"]).toContain(stats.kind);
+      if (stats.kind === "postgres") expect(stats.listener).toEqual({ connected: true, reconnects: 0 });
+      else expect(stats.listener).toBeUndefined();
+      await store.close();
+      await expect(store.ping()).rejects.toThrow(/closed/);
+    });
+
     it("reads back exactly what a write committed, optional fields left out", async () => {
       const withSender = version(ID, 2, { clientId: "c-1", displayName: "Ada" });
       await store.write(ID, async (tx) => {

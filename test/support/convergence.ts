@@ -115,7 +115,7 @@ function edit(text: string, random: () => number, token: string, ledger: Ledger)
 
 export async function runConvergence(options: ConvergenceOptions): Promise<ConvergenceReport> {
   const editors = options.editors ?? 5;
-  const editsPerEditor = options.editsPerEditor ?? 40;
+  const editsPerEditor = options.editsPerEditor ?? 60;
   const ledger: Ledger = { created: new Set(), killed: new Set(), discarded: new Set(), patches: new Map() };
   const faults: Record<string, number> = {};
   const conflicts = { theirs: 0, mine: 0 };
@@ -151,7 +151,7 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
       docs.map(async (doc, k) => {
         const steps = prng(options.seed * 7 + k);
         for (let n = 0; n < editsPerEditor; n++) {
-          await delay(Math.floor(steps() * 25));
+          await delay(Math.floor(steps() * 40));
           if (doc.status === "conflict") continue;
           doc.setText(edit(doc.text, steps, `t${k}.${n}`, ledger));
         }

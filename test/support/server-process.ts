@@ -40,11 +40,11 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `script` (relative to the repository root) with exactly `env` plus PATH, in `cwd`, so
+ * Starts `script` (relative to the repository root) with `args`, exactly `env` plus PATH, in `cwd`, so
  * neither the caller's environment nor a service.yaml of the repository leaks in.
  */
-export function startProcess(script: string, env: Record<string, string>, cwd: string): ServerProcess {
-  return startCommand(process.execPath, tsxNodeArguments(script), env, cwd);
+export function startProcess(script: string, env: Record<string, string>, cwd: string, args: readonly string[] = []): ServerProcess {
+  return startCommand(process.execPath, [...tsxNodeArguments(script), ...args], env, cwd);
 }
 
 /** Like {@link startProcess}, for any command (`npm start`, `node dist/server.js`). */

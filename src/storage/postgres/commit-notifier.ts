@@ -56,6 +56,7 @@ export class CommitNotifier {
   private client: pg.Client | undefined;
   private reconnecting: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private reconnected = 0;
 
   constructor(
     private readonly config: pg.ClientConfig,
@@ -81,6 +82,16 @@ export class CommitNotifier {
   /** The backend pid of the listening connection, while connected. */
   pid(): number | undefined {
     return (this.client as { processID?: number | null } | undefined)?.processID ?? undefined;
+  }
+
+  /** Whether the LISTEN connection is up now. */
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** How often the LISTEN connection was re-established after a loss. */
+  get reconnects(): number {
+    return this.reconnected;
   }
 
   async close(): Promise<void> {
@@ -162,6 +173,7 @@ export class CommitNotifier {
           return;
         }
         this.listenOn(client);
+        this.reconnected++;
         this.forEach((listener) => listener.reset());
         return;
       } catch (error) {

@@ -11,6 +11,7 @@ import {
   type VersionRecord,
   type VersionSummary,
   StorageUnavailableError,
+  type StoreStats,
 } from "../store.js";
 import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
 import { CommitNotifier, commitPayload } from "./commit-notifier.js";
@@ -230,6 +231,18 @@ export class PostgresStore implements Store {
   /** Commits made by the other stores on the database (other instances); this store's own are not reported back. */
   watchCommits(listener: CommitListener): () => void {
     return this.notifier.subscribe(listener);
+  }
+
+  async ping(): Promise<void> {
+    await this.track(async () => {
+      await this.pool.query("SELECT 1");
+    });
+    // Without the LISTEN connection, waiting feed requests would miss other instances' commits.
+    if (!this.notifier.connected) throw new StorageUnavailableError("the PostgreSQL LISTEN connection is down; reconnecting");
+  }
+
+  stats(): StoreStats {
+    return { kind: "postgres", listener: { connected: this.notifier.connected, reconnects: this.notifier.reconnects } };
   }
 
   /** The backend pid of the LISTEN connection while it is up (tests terminate it to exercise reconnects). */

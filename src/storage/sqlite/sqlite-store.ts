@@ -11,6 +11,7 @@ import {
   type ReceiptKey,
   type Snapshot,
   type Store,
+  type StoreStats,
   type VersionRecord,
   type VersionSummary,
   StorageUnavailableError,
@@ -319,6 +320,16 @@ export class SqliteStore implements Store {
 
   resetListFailures(): Promise<void> {
     return this.run(() => void this.sql.resetFailures.run());
+  }
+
+  // A read of a row of the file (not a constant): a file gone unreadable or locked beyond the wait fails it.
+  async ping(): Promise<void> {
+    if (this.closed) throw new StorageUnavailableError("the SQLite store is closed");
+    await this.run(() => this.sql.listLock.get());
+  }
+
+  stats(): StoreStats {
+    return { kind: "sqlite" };
   }
 
   // Only this process writes the file: the service wakes its own waiters after each commit.
