@@ -13,7 +13,12 @@ import { FakeTaiga } from "../support/fake-taiga.js";
 import { seedWorld, type TrackerWorld } from "../support/tracker-harness.js";
 import { CHROMIUM, CHROMIUM_ARGS, browserFound, buildPage, createDocument, editorText, eventually, expectConverged, sideBySide, startService } from "./e2e-support.js";
 
-const SHOTS = join(import.meta.dirname, "..", "..", "docs", "screenshots");
+/**
+ * Where the screenshots go: docs/screenshots with UPDATE_SCREENSHOTS=1 (to commit them), else the
+ * temporary build folder, so that a test run leaves the working tree as it was.
+ */
+const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
+let SHOTS = join(import.meta.dirname, "..", "..", "docs", "screenshots");
 const TRACKER_WEB = "https://tracker.example.test";
 
 if (!browserFound) {
@@ -37,10 +42,11 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     fake = await FakeTaiga.start();
     world = seedWorld(fake);
     page = await buildPage();
+    if (!UPDATE_SCREENSHOTS) SHOTS = join(page.root, "screenshots");
+    mkdirSync(SHOTS, { recursive: true });
     service = await startService(page.root, { apiUrl: fake.apiUrl, webUrl: TRACKER_WEB });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 90_000);
