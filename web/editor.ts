@@ -4,7 +4,8 @@
  * character changes (line-changes.ts) marked as remote so it is not sent back, and CodeMirror maps the
  * local cursor and selection through it.
  */
-import { Annotation, Compartment, EditorSelection, EditorState, RangeSetBuilder, type Extension } from "@codemirror/state";
+import { history, historyKeymap } from "@codemirror/commands";
+import { Annotation, Compartment, EditorSelection, EditorState, RangeSetBuilder, Transaction, type Extension } from "@codemirror/state";
 import {
   Decoration,
   EditorView,
@@ -19,13 +20,10 @@ import {
 import type { LiveDocument, TextChange } from "../src/client/index.js";
 import { toCharChanges } from "./line-changes.js";
 import { parseLine } from "./outline.js";
-import { LocalHistory } from "./undo.js";
 
 /** Marks a transaction that brings the document's own text in: it must not go out as a local edit. */
 const fromDocument = Annotation.define<boolean>();
 
-/** Marks the editor's own undo and redo transactions. */
-const historyStep = Annotation.define<"undo" | "redo">();
 
 /** Enter keeps the indentation of the current line, so that a new node becomes a sibling. */
 function newlineKeepingIndent(view: EditorView): boolean {
@@ -114,33 +112,25 @@ export interface BoundEditor {
 
 export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { onCursorLine: (line: number) => void; label: string }): BoundEditor {
   const readOnly = new Compartment();
-  const history = new LocalHistory();
   let lastLine = -1;
-  const runHistory = (which: "undo" | "redo") => (view: EditorView) => {
-    if (view.state.readOnly) return false;
-    const spec = which === "undo" ? history.undo(view.state) : history.redo(view.state);
-    if (spec) view.dispatch({ ...spec, annotations: [historyStep.of(which)], userEvent: which });
-    return true;
-  };
   const extensions: Extension[] = [
     lineNumbers(),
     highlightActiveLine(),
     drawSelection(),
     EditorView.lineWrapping,
+    // Undo reverts only the local author's edits: remote ones come in with addToHistory false, and
+    // CodeMirror maps the undo steps over them, so an undo reverts one's own change where it now is.
+    history(),
     keymap.of([
       { key: "Enter", run: newlineKeepingIndent },
       { key: "Alt-ArrowRight", run: (view) => shiftLines(view, 1) },
       { key: "Alt-ArrowLeft", run: (view) => shiftLines(view, -1) },
-      { key: "Mod-z", run: runHistory("undo"), preventDefault: true },
-      { key: "Mod-y", run: runHistory("redo"), preventDefault: true },
-      { key: "Mod-Shift-z", run: runHistory("redo"), preventDefault: true },
+      ...historyKeymap,
     ]),
     outlineHighlighter,
     readOnly.of([EditorState.readOnly.of(doc.deleted), EditorView.editable.of(!doc.deleted)]),
     EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true", spellcheck: "false", autocapitalize: "off" }),
     EditorView.updateListener.of((update) => {
-      const now = Date.now();
-      for (const tr of update.transactions) history.record(tr, tr.annotation(fromDocument) ? "remote" : (tr.annotation(historyStep) ?? "local"), now);
       if (update.docChanged && !update.transactions.some((tr) => tr.annotation(fromDocument))) doc.setText(update.state.doc.toString());
       if (update.docChanged || update.selectionSet || lastLine === -1) {
         const line = update.state.doc.lineAt(update.state.selection.main.head).number - 1;
@@ -159,10 +149,10 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
     const shown = view.state.doc.toString();
     if (shown === change.text) return;
     const changes = shown === change.previousText ? toCharChanges(change.previousText, change.ops) : [{ from: 0, to: shown.length, insert: change.text }];
-    view.dispatch({ changes, annotations: [fromDocument.of(true)] });
+    view.dispatch({ changes, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     // The ops describe previousText → text; a mismatch would mean the two drifted apart: take the text.
     if (view.state.doc.toString() !== doc.text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc.text }, annotations: [fromDocument.of(true)] });
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc.text }, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     }
   });
 

@@ -1,30 +1,25 @@
-import { EditorState, type TransactionSpec } from "@codemirror/state";
+import { history, redo, undo } from "@codemirror/commands";
+import { EditorState, Transaction } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
-import { LocalHistory } from "../../web/undo.js";
 
-/** An editor state and its history, driven like editor.ts drives them. */
+// The editor keeps CodeMirror's history and lets remote edits in with addToHistory false
+// (web/editor.ts), so that undo reverts only the local author's edits. These tests hold that
+// binding to its promise on a bare editor state, driven as the page drives it.
+
+/** An editor state with the page's history, local edits at a given time and remote ones. */
 function editor(text: string) {
-  let state = EditorState.create({ doc: text });
-  const history = new LocalHistory();
-  const apply = (spec: TransactionSpec, kind: "local" | "remote" | "undo" | "redo", at: number) => {
-    const tr = state.update(spec);
-    history.record(tr, kind, at);
-    state = tr.state;
-  };
+  let state = EditorState.create({ doc: text, extensions: history() });
+  const target = () => ({ state, dispatch: (tr: Transaction) => void (state = tr.state) });
   return {
     text: () => state.doc.toString(),
-    local: (from: number, to: number, insert: string, at: number) => apply({ changes: { from, to, insert } }, "local", at),
-    remote: (from: number, to: number, insert: string) => apply({ changes: { from, to, insert } }, "remote", 0),
-    undo: () => {
-      const spec = history.undo(state);
-      if (spec) apply(spec, "undo", 0);
-      return spec !== undefined;
+    local: (from: number, to: number, insert: string, at: number) => {
+      state = state.update({ changes: { from, to, insert }, annotations: Transaction.time.of(at), userEvent: "input.type" }).state;
     },
-    redo: () => {
-      const spec = history.redo(state);
-      if (spec) apply(spec, "redo", 0);
-      return spec !== undefined;
+    remote: (from: number, to: number, insert: string) => {
+      state = state.update({ changes: { from, to, insert }, annotations: Transaction.addToHistory.of(false) }).state;
     },
+    undo: () => undo(target()),
+    redo: () => redo(target()),
   };
 }
 
