@@ -9,7 +9,7 @@
  * statusClosed), as an ordinary local edit.
  */
 import { RangeSetBuilder, StateEffect, type Extension } from "@codemirror/state";
-import { Decoration, EditorView, ViewPlugin, WidgetType, type DecorationSet, type ViewUpdate } from "@codemirror/view";
+import { Decoration, ViewPlugin, WidgetType, type DecorationSet, type EditorView, type ViewUpdate } from "@codemirror/view";
 import { FolioError, type FolioClient, type LiveDocument, type TrackerTicketDetail } from "../src/client/index.js";
 import { parseLine, trackerSlug, withBox, type TicketKind } from "./outline.js";
 import { TicketCache, type CachedTicket, type TicketKey } from "./ticket-cache.js";

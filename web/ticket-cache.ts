@@ -74,26 +74,26 @@ export class TicketCache {
   }
 
   /**
-   * Fetches the stale ones of `keys` (duplicates once), `concurrency` at a time, and calls `onAnswer`
-   * for each answer as it comes. Resolves "rejected" as soon as the tracker refuses the token (no
-   * further fetch starts), else "done".
+   * Fetches the stale ones of `keys` (duplicates once) and calls `onAnswer` for each answer as it
+   * comes; at most `concurrency` fetches are under way at once over all rounds together (first
+   * asked, first fetched). Resolves "rejected" once the tracker refuses the token (no further fetch
+   * of the round starts), else "done".
    */
   async fetchMissing(keys: readonly TicketKey[], onAnswer: (key: TicketKey, value: CachedTicket) => void): Promise<"done" | "rejected"> {
     const generation = this.#generation;
-    const queue: TicketKey[] = [];
-    const seen = new Set<string>();
+    const round: TicketKey[] = [];
     for (const key of keys) {
-      const id = keyOf(key);
-      if (seen.has(id) || !this.stale(key)) continue;
-      seen.add(id);
-      queue.push(key);
-      if (queue.length >= this.#options.maxPerRound) break;
+      if (!this.stale(key)) continue;
+      this.#pending.add(keyOf(key));
+      round.push(key);
+      if (round.length >= this.#options.maxPerRound) break;
     }
     let rejected = false;
-    const worker = async () => {
-      for (let key = queue.shift(); key && !rejected; key = queue.shift()) {
-        const id = keyOf(key);
-        this.#pending.add(id);
+    const one = async (key: TicketKey) => {
+      const id = keyOf(key);
+      await this.#slot();
+      try {
+        if (rejected || generation !== this.#generation) return;
         let value: CachedTicket | undefined;
         let ttl = this.#options.ttlMs;
         try {
@@ -104,15 +104,36 @@ export class TicketCache {
           if (failure === "missing") value = { state: "missing" };
           else ttl = this.#options.retryMs;
         }
-        if (generation !== this.#generation) return;
-        this.#pending.delete(id);
-        if (rejected) return;
+        if (rejected || generation !== this.#generation) return;
         const previous = this.#entries.get(id)?.value;
-        this.#entries.set(id, { value: value ?? previous, expires: this.#options.now() + ttl });
+        const kept = value ?? previous;
+        this.#entries.set(id, kept ? { value: kept, expires: this.#options.now() + ttl } : { expires: this.#options.now() + ttl });
         if (value) onAnswer(key, value);
+      } finally {
+        if (generation === this.#generation) this.#pending.delete(id);
+        this.#release();
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.#options.concurrency, queue.length) }, worker));
+    await Promise.all(round.map(one));
     return rejected ? "rejected" : "done";
+  }
+
+  #active = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  /** Waits for one of the `concurrency` fetch slots. */
+  async #slot(): Promise<void> {
+    if (this.#active < this.#options.concurrency) {
+      this.#active += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands the slot to the next in line, or frees it. */
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#active -= 1;
   }
 }
