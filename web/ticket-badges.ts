@@ -80,7 +80,8 @@ export function ticketBadges(options: { client: FolioClient; doc: LiveDocument; 
   /** Every line linking the ticket that has a status box gets the box its statusClosed says. */
   const followBoxes = (key: TicketKey, detail: TrackerTicketDetail) => {
     const closed = detail.statusClosed;
-    if (!view || closed === undefined || view.state.readOnly || doc.deleted || key.slug !== slug) return;
+    // The project as the text names it now (the last look may be up to SETTLE_MS old).
+    if (!view || closed === undefined || view.state.readOnly || doc.deleted || key.slug !== trackerSlug(doc.text)) return;
     const changes: { from: number; to: number; insert: string }[] = [];
     for (let at = 1; at <= view.state.doc.lines; at++) {
       const line = view.state.doc.line(at);
