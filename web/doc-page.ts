@@ -9,7 +9,8 @@ import { historyPanel } from "./history-panel.js";
 import { parseLine, trackerSlug } from "./outline.js";
 import { displayName, rememberDocument, setDisplayName } from "./prefs.js";
 import { syncIndicator } from "./sync-indicator.js";
-import { trackerPanel } from "./tracker-panel.js";
+import { ticketBadges } from "./ticket-badges.js";
+import { trackerPanel, type TrackerPanel } from "./tracker-panel.js";
 
 export async function renderDocument(root: HTMLElement, client: FolioClient, id: string): Promise<void> {
   const sync = syncIndicator();
@@ -64,7 +65,10 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
   const remove = h("button", { type: "button", class: "danger" }, "Delete");
   history.element.id = "history-panel";
   history.element.hidden = true;
-  const tracker = info?.tracker ? trackerPanel({ client, doc, editor: (): BoundEditor => editor, trackerWeb: info.trackerWeb }) : undefined;
+  // Without a tracker there is neither panel nor badges (and nothing is asked of the tracker routes).
+  let tracker: TrackerPanel | undefined;
+  const badges = info?.tracker ? ticketBadges({ client, doc, onTokenRejected: () => tracker?.logOut("The tracker session ended: log in again.") }) : undefined;
+  if (info?.tracker && badges) tracker = trackerPanel({ client, doc, editor: (): BoundEditor => editor, trackerWeb: info.trackerWeb, badges });
 
   const header = h(
     "header",
@@ -103,7 +107,8 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
       tracker.showLine(line);
     }, 250);
   };
-  const editor = bindEditor(editorHost, doc, { onCursorLine: followLine, label: `Text of ${doc.title}` });
+  const editor = bindEditor(editorHost, doc, { onCursorLine: followLine, label: `Text of ${doc.title}`, extensions: badges ? [badges.extension] : [] });
+  badges?.attach(editor.view);
 
   const showDeleted = () => {
     sync.show("deleted");
@@ -197,7 +202,10 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
       remove.disabled = false;
     });
   });
-  window.addEventListener("pagehide", () => doc.close());
+  window.addEventListener("pagehide", () => {
+    badges?.destroy();
+    doc.close();
+  });
   // A page restored from the back/forward cache had its live document closed: open it afresh.
   window.addEventListener("pageshow", (event) => {
     if (event.persisted) window.location.reload();

@@ -110,7 +110,7 @@ export interface BoundEditor {
   destroy(): void;
 }
 
-export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { onCursorLine: (line: number) => void; label: string }): BoundEditor {
+export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { onCursorLine: (line: number) => void; label: string; extensions?: Extension[] }): BoundEditor {
   const readOnly = new Compartment();
   let lastLine = -1;
   const extensions: Extension[] = [
@@ -128,6 +128,7 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
       ...historyKeymap,
     ]),
     outlineHighlighter,
+    ...(options.extensions ?? []),
     readOnly.of([EditorState.readOnly.of(doc.deleted), EditorView.editable.of(!doc.deleted)]),
     EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true", spellcheck: "false", autocapitalize: "off" }),
     EditorView.updateListener.of((update) => {

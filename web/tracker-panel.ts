@@ -2,26 +2,36 @@
  * The tracker panel, shown only when the service has a tracker: the login form (the token stays in
  * sessionStorage), and for the node line under the cursor either "create story" / "create task" or
  * the linked ticket's status, assignee, a link to the tracker and a menu of the project's status
- * columns. A linked line's status box follows the ticket's statusClosed.
+ * columns. Every ticket the panel loads or moves goes to the inline badges (web/ticket-badges.ts),
+ * which also set the status box of the lines linking it after the ticket's statusClosed.
  */
 import { FolioError, type FolioClient, type LiveDocument, type TrackerSession, type TrackerStatus, type TrackerTicketDetail } from "../src/client/index.js";
 import { h, messageOf, replace } from "./dom.js";
 import type { BoundEditor } from "./editor.js";
-import { nodeSubject, parseLine, storyAbove, ticketUrl, trackerSlug, withBox, withLink, type TicketKind } from "./outline.js";
+import { nodeSubject, parseLine, storyAbove, ticketUrl, trackerSlug, withLink, type TicketKind } from "./outline.js";
 import { setTrackerSession, trackerSession } from "./prefs.js";
+import type { TicketBadges } from "./ticket-badges.js";
 
 interface Context {
   client: FolioClient;
   doc: LiveDocument;
   editor: () => BoundEditor | undefined;
   trackerWeb: string | undefined;
+  badges: TicketBadges;
 }
 
 /** Taiga's optimistic-lock rejection, passed on by the service as a 400 whose detail starts so. */
 const isVersionRejection = (error: unknown) => error instanceof FolioError && error.status === 400 && (error.problem?.detail ?? "").startsWith("version:");
 const isTokenRejection = (error: unknown) => error instanceof FolioError && error.status === 401;
 
-export function trackerPanel(context: Context): { element: HTMLElement; showLine(line: number): void } {
+export interface TrackerPanel {
+  element: HTMLElement;
+  showLine(line: number): void;
+  /** Ends the session with a message (the tracker refused the token). */
+  logOut(message: string): void;
+}
+
+export function trackerPanel(context: Context): TrackerPanel {
   const { client, doc } = context;
   const body = h("div", { class: "tracker-body" });
   const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
@@ -35,6 +45,7 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
   const logOut = (message = "") => {
     session = undefined;
     setTrackerSession(undefined);
+    context.badges.setToken(undefined);
     projects.clear();
     render();
     status.textContent = message;
@@ -62,6 +73,7 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
         .then((created: TrackerSession) => {
           session = created;
           setTrackerSession(created);
+          context.badges.setToken(created.authToken);
           status.textContent = `Logged in as ${created.fullName ?? created.username}.`;
           render();
         })
@@ -115,7 +127,7 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
       : `Created #${ticket.ref}, but the line changed meanwhile: add ${kind === "story" ? "#US" : "#T"}-${ticket.ref} to it yourself.`;
   };
 
-  const ticketView = (detail: TrackerTicketDetail, kind: TicketKind, slug: string, token: string, line: number, options: TrackerStatus[]) => {
+  const ticketView = (detail: TrackerTicketDetail, kind: TicketKind, slug: string, token: string, options: TrackerStatus[]) => {
     const select = h(
       "select",
       // A list box rather than a drop-down: every column stays in view; arrow keys choose one.
@@ -135,7 +147,7 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
       (kind === "story" ? client.tracker.moveStory(token, slug, detail.ref, body) : client.tracker.moveTask(token, slug, detail.ref, body))
         .then((moved) => {
           status.textContent = `Moved to ${moved.status ?? "the new column"}.`;
-          followBox(moved, kind, line);
+          context.badges.remember({ slug, kind, ref: detail.ref }, moved);
           void showLine(currentLine);
         })
         .catch((error: unknown) => {
@@ -168,20 +180,6 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
       h("div", { class: "row" }, select, move),
       web ? h("a", { href: ticketUrl(web, slug, { kind, ref: detail.ref }), target: "_blank", rel: "noopener noreferrer" }, "Open in the tracker") : undefined,
     );
-  };
-
-  /** Writes the ticket's closed state into the status box of the line that links it, when that box differs. */
-  const followBox = (detail: TrackerTicketDetail, kind: TicketKind, line: number) => {
-    const closed = detail.statusClosed;
-    if (closed === undefined || doc.deleted) return;
-    const links = (text: string) => {
-      const parsed = parseLine(text);
-      return parsed.link?.kind === kind && parsed.link.ref === detail.ref;
-    };
-    context.editor()?.updateLine(line, links, (text) => {
-      const box = parseLine(text).box;
-      return box && box.done !== closed ? withBox(text, closed) : text;
-    });
   };
 
   const showLine = async (line: number) => {
@@ -235,8 +233,8 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
         columns(token, slug, link.kind),
       ]);
       if (mine !== generation) return;
-      replace(body, header, ticketView(detail, link.kind, slug, token, line, options));
-      followBox(detail, link.kind, line);
+      replace(body, header, ticketView(detail, link.kind, slug, token, options));
+      context.badges.remember({ slug, kind: link.kind, ref: link.ref }, detail);
     } catch (error) {
       if (mine !== generation) return;
       replace(body, header);
@@ -248,6 +246,7 @@ export function trackerPanel(context: Context): { element: HTMLElement; showLine
     if (!session) replace(body, loginForm());
     else void showLine(currentLine);
   }
+  context.badges.setToken(session?.authToken);
   render();
-  return { element, showLine: (line) => void showLine(line) };
+  return { element, showLine: (line) => void showLine(line), logOut };
 }

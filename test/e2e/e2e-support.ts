@@ -56,9 +56,17 @@ export async function createDocument(url: string, title: string, content: string
   return ((await response.json()) as { id: string }).id;
 }
 
-/** The editor's text as the page shows it: one `.cm-line` per line. */
+/** The editor's text as the page shows it: one `.cm-line` per line, without the ticket badges (widgets, not text). */
 export async function editorText(page: Page): Promise<string> {
-  return (await page.locator(".cm-content > .cm-line").allTextContents()).join("\n");
+  // A string, evaluated in the page: the test code is type-checked without the DOM library.
+  const lines = await page.evaluate<string[]>(
+    `Array.from(document.querySelectorAll(".cm-content > .cm-line"), (line) => {
+      const copy = line.cloneNode(true);
+      copy.querySelectorAll(".cm-ticket-badge").forEach((badge) => badge.remove());
+      return copy.textContent ?? "";
+    })`,
+  );
+  return lines.join("\n");
 }
 
 /** Polls (every 50 ms, at most `ms`) until `read` gives a value `done` accepts; returns the last value. */

@@ -203,6 +203,47 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await grace.tab.screenshot({ path: join(SHOTS, "conflict.png") });
     await grace.tab.getByRole("button", { name: "Keep mine" }).click();
     expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma");
+
+    // Once more, and now Grace keeps theirs: her edit is gone, every text is the service's.
+    await grace.context.setOffline(true);
+    await cursorAt(grace.tab, 2, "End");
+    await grace.tab.keyboard.type(" (Grace again)");
+    await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept");
+    await cursorAt(ada.tab, 2, "End");
+    await ada.tab.keyboard.type(" (Ada again)");
+    await expectConverged(service.url, id, [ada.tab]);
+    await grace.context.setOffline(false);
+    await conflict.waitFor({ timeout: 15_000 });
+    expect(await conflict.locator("pre.mine").textContent()).toEqual("alpha\nbeta by Grace\ngamma (Grace again)");
+    await grace.tab.getByRole("button", { name: "Keep theirs" }).click();
+    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma (Ada again)");
+    expect(await grace.tab.locator(".conflict").isVisible()).toEqual(false);
+  });
+
+  it("shows no tracker panel and no badges when the service has no tracker", async () => {
+    const bare = await startService(page.root);
+    try {
+      const created = await createDocument(bare.url, "No tracker", `Sprint &tracker.alice-folio\n  [ ] Login page #US-${world.story.ref}`);
+      const context = await browser.newContext({ viewport: { width: 1100, height: 720 } });
+      contexts.push(context);
+      // A tracker session left in the tab: the page must still ask no tracker anything.
+      await context.addInitScript(`sessionStorage.setItem("folio.trackerSession", ${JSON.stringify(JSON.stringify({ authToken: world.token, username: "alice", userId: world.alice.id }))})`);
+      const tab = await context.newPage();
+      tab.on("pageerror", (error) => pageErrors.push(`no tracker: ${error.message}`));
+      const asked: string[] = [];
+      tab.on("request", (request) => asked.push(new URL(request.url()).pathname));
+      await tab.goto(`${bare.url}/d/${created}`);
+      await tab.locator('.cm-content[contenteditable="true"]').waitFor();
+      await cursorAt(tab, 1, "End");
+      await tab.keyboard.type(" soon");
+      expect(await expectConverged(bare.url, created, [tab])).toEqual(`Sprint &tracker.alice-folio\n  [ ] Login page #US-${world.story.ref} soon`);
+      expect(await tab.locator(".side").isVisible()).toEqual(true);
+      expect([await tab.locator(".tracker").count(), await tab.locator(".cm-ticket-badge").count()]).toEqual([0, 0]);
+      expect(asked.filter((path) => path.includes("/tracker"))).toEqual([]);
+      expect(asked).toContain("/api/v1/info");
+    } finally {
+      await bare.app.close();
+    }
   });
 
   it("shows the deleted banner on every open page, and a restore brings both back", async () => {
@@ -245,10 +286,25 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me again");
   });
 
-  it("logs in to the tracker, creates a story from a line, shows its status and moves it", async () => {
-    const id = await createDocument(service.url, "Tracker", "Sprint &tracker.alice-folio\n  [ ] Sign-up form\n    Validate the e-mail");
+  it("logs in to the tracker, shows badges, creates a story from a line, shows its status and moves it", async () => {
+    // Two lines already link tickets: the seeded story (in progress, Bob's) and its task, closed and
+    // Alice's, whose line still has an open box.
+    const closedTask = world.project.statuses.tasks.find((status) => status.isClosed)!;
+    fake.editTicket(world.task, { status: closedTask.id, assignedTo: world.alice.id });
+    const storyLink = `#US-${world.story.ref}`;
+    const taskLink = `#T-${world.task.ref}`;
+    const id = await createDocument(
+      service.url,
+      "Tracker",
+      `Sprint &tracker.alice-folio\n  [ ] Sign-up form\n    Validate the e-mail\n  Login page ${storyLink}\n    [ ] Write the form ${taskLink}`,
+    );
     const ada = await author(id, "Ada");
     const tab = ada.tab;
+    const badge = (line: number) => tab.locator(".cm-line").nth(line).locator(".cm-ticket-badge");
+    const badges = () => tab.locator(".cm-ticket-badge").evaluateAll((found) => found.length);
+    const lookups = (ref: number) => fake.requests.filter((request) => request.path.endsWith("/by_ref") && request.query.ref === String(ref)).length;
+    expect(await badges()).toEqual(0);
+    const heightBefore = await tab.locator(".cm-line").nth(3).evaluate((line) => (line as unknown as { offsetHeight: number }).offsetHeight);
 
     await tab.getByLabel("Tracker user").fill(world.alice.username);
     await tab.getByLabel("Password").fill("s3cret-Pa55word");
@@ -262,14 +318,39 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     expect(token.length).toBeGreaterThan(0);
     expect([stored.local.includes(token), stored.href.includes(token)]).toEqual([false, false]);
 
+    // Logged in, both linked lines show their ticket's status and assignee at their end; the closed
+    // task's badge says so, and its line's box is ticked through the live document (the service has it).
+    await expect.poll(() => badge(3).textContent(), { timeout: 10_000 }).toEqual(`${world.inProgress.name} · bob`);
+    await expect.poll(() => badge(4).textContent(), { timeout: 10_000 }).toEqual(`${closedTask.name} · Alice Liddell`);
+    expect([await badge(3).getAttribute("data-closed"), await badge(4).getAttribute("data-closed")]).toEqual(["false", "true"]);
+    expect(await expectConverged(service.url, id, [tab])).toEqual(
+      `Sprint &tracker.alice-folio\n  [ ] Sign-up form\n    Validate the e-mail\n  Login page ${storyLink}\n    [x] Write the form ${taskLink}`,
+    );
+    // Inline, in the line's own height: no line grew.
+    expect(await tab.locator(".cm-line").nth(3).evaluate((line) => (line as unknown as { offsetHeight: number }).offsetHeight)).toEqual(heightBefore);
+    // The ref stays the link token; the badge takes no focus (Tab from the editor goes on to the page).
+    expect(await tab.locator(".cm-line").nth(3).locator(".cm-ticket-link").textContent()).toEqual(storyLink);
+    expect(await badge(3).getAttribute("tabindex")).toEqual(null);
+    // Typing on a linked line fetches nothing: the tickets are in the cache (the panel loads the
+    // cursor's ticket once when the cursor arrives, and not again while the line's link stays).
+    await cursorAt(tab, 3, "End");
+    await expect.poll(() => tab.locator(".ticket-summary strong").textContent()).toEqual(`Story #${world.story.ref}`);
+    const before = [lookups(world.story.ref), lookups(world.task.ref)];
+    expect(before.every((count) => count >= 1)).toEqual(true);
+    await tab.keyboard.type(" (login)", { delay: 20 });
+    await expectConverged(service.url, id, [tab]);
+
     await cursorAt(tab, 1, "End");
     await expect.poll(() => tab.locator(".tracker-body q").textContent()).toEqual("Sign-up form");
     await tab.getByRole("button", { name: "Create story" }).click();
     const linked = await eventually(() => editorText(tab), (text) => /#US-\d+$/.test(text.split("\n")[1] ?? ""));
     const ref = Number(/#US-(\d+)$/.exec(linked.split("\n")[1] ?? "")?.[1]);
-    expect(linked).toEqual(`Sprint &tracker.alice-folio\n  [ ] Sign-up form #US-${ref}\n    Validate the e-mail`);
+    expect(linked).toEqual(`Sprint &tracker.alice-folio\n  [ ] Sign-up form #US-${ref}\n    Validate the e-mail\n  Login page ${storyLink} (login)\n    [x] Write the form ${taskLink}`);
     const created = fake.tickets.find((ticket) => ticket.ref === ref);
     expect(created?.subject).toEqual("Sign-up form");
+    // Once the text settles the new link gets its badge; the cached ones were not asked again.
+    await expect.poll(() => badge(1).textContent(), { timeout: 10_000 }).toEqual("New");
+    expect([lookups(world.story.ref), lookups(world.task.ref)]).toEqual(before);
 
     // A task on the line below belongs to the story node above it.
     await cursorAt(tab, 2, "End");
@@ -301,7 +382,16 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await tab.keyboard.press("Tab");
     await tab.keyboard.press("Enter");
     await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(world.done.name);
-    // The status box follows the tracker's statusClosed, through the live document.
-    expect(await expectConverged(service.url, id, [tab])).toEqual(`Sprint &tracker.alice-folio\n  [x] Sign-up form #US-${ref}\n    Validate the e-mail #T-${taskRef}`);
+    // The moved story's badge follows at once, and its status box follows statusClosed, through the live document.
+    await expect.poll(() => badge(1).textContent()).toEqual(world.done.name);
+    expect(await badge(1).getAttribute("data-closed")).toEqual("true");
+    expect(await expectConverged(service.url, id, [tab])).toEqual(
+      `Sprint &tracker.alice-folio\n  [x] Sign-up form #US-${ref}\n    Validate the e-mail #T-${taskRef}\n  Login page ${storyLink} (login)\n    [x] Write the form ${taskLink}`,
+    );
+    // At 360 px the badges stay within their lines and the page does not scroll sideways.
+    await tab.setViewportSize({ width: 360, height: 640 });
+    await tab.locator(".editor-host").scrollIntoViewIfNeeded();
+    expect(await tab.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+    await tab.screenshot({ path: join(SHOTS, "tracker-badges-360.png") });
   });
 });
