@@ -74,6 +74,19 @@ module.exports = {
       to: { path: ["^src/http", "^src/service/(?!service-error)", "^src/storage", "^src/server"] },
     },
     {
+      name: "web-speaks-only-through-the-client",
+      comment: "the editor page reaches the service only through src/client; it shares src/core and its UI libraries",
+      severity: "error",
+      from: { path: "^web" },
+      to: { pathNot: ["^web", "^src/client", "^src/core", "^src/api", "^node_modules/(@codemirror|@marijn|crelt|style-mod|w3c-keyname|@sinclair/typebox)"] },
+    },
+    {
+      name: "web-takes-only-types-from-api",
+      severity: "error",
+      from: { path: "^web" },
+      to: { path: "^src/api", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "metrics-only-from-the-composition",
       comment: "the service, storage and tracker report through their observer ports; src/metrics implements them",
       severity: "error",

@@ -21,6 +21,7 @@ import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
 import { infoRoutes, type ServiceIdentity } from "./routes/info.js";
 import { trackerRoutes } from "./routes/tracker.js";
+import { DEFAULT_WEB_ROOT, webRoutes } from "./routes/web.js";
 
 export const API_PREFIX = "/api/v1";
 
@@ -34,6 +35,8 @@ export interface AppDependencies {
   services?: Services;
   /** A pino logger or Fastify's logger options; `false` for silence. */
   logger?: FastifyServerOptions["loggerInstance"] | boolean;
+  /** The built editor page (default: dist/web of this checkout); a folder without it makes `/` a 503. */
+  webRoot?: string;
 }
 
 /** The headers that must never reach a log line. */
@@ -176,5 +179,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
     { prefix: API_PREFIX },
   );
+  await app.register(webRoutes, { root: deps.webRoot ?? DEFAULT_WEB_ROOT });
   return app;
 }

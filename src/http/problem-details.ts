@@ -8,7 +8,15 @@ export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 /** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */
 const STORAGE_RETRY_SECONDS = 5;
 
-type RenderedCode = ProblemCode | "route-not-found" | "request-timeout" | "headers-too-large" | "storage-unavailable" | "shutting-down" | "internal";
+type RenderedCode =
+  | ProblemCode
+  | "route-not-found"
+  | "request-timeout"
+  | "headers-too-large"
+  | "storage-unavailable"
+  | "shutting-down"
+  | "page-not-built"
+  | "internal";
 
 /** The one table of problem kinds: status and title per stable code (listed in the README). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
@@ -33,6 +41,7 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "tracker-not-configured": { status: 503, title: "No tracker configured" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
   "shutting-down": { status: 503, title: "Shutting down" },
+  "page-not-built": { status: 503, title: "Editor page not built" },
   internal: { status: 500, title: "Internal error" },
 };
 

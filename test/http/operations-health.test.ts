@@ -6,6 +6,7 @@ import { cuttableRelay } from "../support/cuttable-relay.js";
 import { JSON_TYPE, PROBLEM_TYPE } from "../support/http-expect.js";
 import { POSTGRES_TEST_URL, describePostgres, dropSchema, uniqueSchemaName } from "../support/postgres.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { waitUntil } from "../support/wait-until.js";
 
 // /health/live answers while the process runs; /health/ready only while the store answers a query
 // (and, on PostgreSQL, the LISTEN connection is up) and the instance is not shutting down.
@@ -123,6 +124,9 @@ describePostgres("readiness on PostgreSQL", () => {
 
     expectNotReady(await t.app.inject({ method: "GET", url: "/health/ready" }), "the store cannot serve now");
     expect((await t.app.inject({ method: "GET", url: "/health/live" })).statusCode).toBe(200);
+    // The LISTEN connection's loss is noticed when its socket closes, which may come after the
+    // pooled connection's failure that made the probe answer 503.
+    expect(await waitUntil(() => store.listenerPid() === undefined, { maxMs: 5_000 })).toBe(true);
     expect((await t.app.inject({ method: "GET", url: "/metrics" })).body).toContain("\nfolio_postgres_listener_connected 0\n");
   });
 });

@@ -18,6 +18,8 @@ export interface TestAppOptions {
    */
   store?: Store;
   identity?: { name: string; version: string; builtAt?: string };
+  /** The built editor page to serve (default: this checkout's dist/web, which may be missing). */
+  webRoot?: string;
 }
 
 export interface TestApp {
@@ -79,6 +81,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       services,
       identity: options.identity ?? { name: "folio", version: "0.1.0" },
       logger: options.logger ?? false,
+      ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     });
     await app.ready();
     return {
