@@ -1,3 +1,4 @@
+import { expectTrackerProblem } from "../support/tracker-harness.js";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { REDACTED_PATHS } from "../../src/http/app.js";
@@ -28,9 +29,7 @@ describe("the tracker routes inside the real app", () => {
 
     const response = await testApp.app.inject({ method: "PATCH", url: "/api/v1/tracker/tasks/1/status?slug=x", payload: "{" });
 
-    expect(response.statusCode).toBe(503);
-    expect(response.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
-    expect(response.json()).toMatchObject({ type: "urn:folio:problem:tracker-not-configured", instance: "/api/v1/tracker/tasks/1/status" });
+    expectTrackerProblem(response, { code: "tracker-not-configured", detail: "no ticket tracker is configured on this service", instance: "/api/v1/tracker/tasks/1/status" });
   });
 
   it("documents the ten routes in the OpenAPI description with the token header and problem answers", async () => {

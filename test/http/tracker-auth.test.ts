@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { JSON_TYPE, PROBLEM_TYPE, startTrackerHarness, type TrackerHarness } from "../support/tracker-harness.js";
+import { JSON_TYPE, PROBLEM_TYPE, startTrackerHarness, type TrackerHarness, expectTrackerProblem } from "../support/tracker-harness.js";
 
 const AUTH = "/api/v1/tracker/auth";
 
@@ -77,10 +77,10 @@ describe("POST /tracker/auth", () => {
 
     const response = await login("alice", "wrong");
 
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({
-      type: "urn:folio:problem:tracker-credentials-rejected",
+    expectTrackerProblem(response, {
+      code: "tracker-credentials-rejected",
       detail: "the tracker rejected the login: Username or password does not matches user.",
+      instance: AUTH,
     });
   });
 
@@ -89,8 +89,7 @@ describe("POST /tracker/auth", () => {
 
     const response = await login("alice", "s3cret-Pa55word");
 
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ type: "urn:folio:problem:tracker-credentials-rejected", detail: "the tracker rejected the login: invalid login type" });
+    expectTrackerProblem(response, { code: "tracker-credentials-rejected", detail: "the tracker rejected the login: invalid login type", instance: AUTH });
   });
 
   it("never repeats the password in a detail, even when the tracker echoes it", async () => {
@@ -99,8 +98,7 @@ describe("POST /tracker/auth", () => {
 
     const response = await login("alice", "s3cret-Pa55word");
 
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ detail: "the tracker rejected the login" });
+    expectTrackerProblem(response, { code: "tracker-credentials-rejected", detail: "the tracker rejected the login", instance: AUTH });
     expect(response.body).not.toContain("s3cret-Pa55word");
   });
 
@@ -110,7 +108,11 @@ describe("POST /tracker/auth", () => {
 
     const response = await login("alice", "x");
 
-    expect(response.json()).toMatchObject({ detail: "the tracker rejected the login: ldap: LDAP login not found; normal: username: This field is required." });
+    expectTrackerProblem(response, {
+      code: "tracker-credentials-rejected",
+      detail: "the tracker rejected the login: ldap: LDAP login not found; normal: username: This field is required.",
+      instance: AUTH,
+    });
   });
 
   it("keeps a throttled login as 429 with Retry-After", async () => {
@@ -119,9 +121,8 @@ describe("POST /tracker/auth", () => {
 
     const response = await login("alice", "s3cret-Pa55word");
 
-    expect(response.statusCode).toBe(429);
     expect(response.headers["retry-after"]).toBe("42");
-    expect(response.json()).toMatchObject({ status: 429, detail: "Request was throttled.Expected available in 42 seconds." });
+    expectTrackerProblem(response, { code: "tracker-rejected", status: 429, detail: "Request was throttled.Expected available in 42 seconds.", instance: AUTH });
   });
 
   it("answers 502 when the tracker fails on login", async () => {
@@ -130,8 +131,7 @@ describe("POST /tracker/auth", () => {
 
     const response = await login("alice", "s3cret-Pa55word");
 
-    expect(response.statusCode).toBe(502);
-    expect(response.json()).toMatchObject({ type: "urn:folio:problem:tracker-unavailable", detail: "the tracker failed with status 500" });
+    expectTrackerProblem(response, { code: "tracker-unavailable", detail: "the tracker failed with status 500", instance: AUTH });
   });
 
   it.each([

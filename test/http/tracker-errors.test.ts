@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { InjectOptions } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness } from "../support/tracker-harness.js";
+import { PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness, expectTrackerProblem } from "../support/tracker-harness.js";
 
 /** One valid request per route, without the token header. */
 const ROUTES: (InjectOptions & { url: string; token: boolean })[] = [
@@ -124,10 +124,10 @@ describe("tracker errors", () => {
 
       const response = await harness.app.inject({ method: "GET", url: "/api/v1/tracker/projects?member=1", headers: { "x-tracker-token": token } });
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({
-        type: "urn:folio:problem:invalid-request",
+      expectTrackerProblem(response, {
+        code: "invalid-request",
         detail: "the X-Tracker-Token header must be the bare token: printable ASCII without spaces or a `Bearer ` prefix",
+        instance: "/api/v1/tracker/projects",
       });
       expect(harness.fake.requests).toEqual([]);
     });
@@ -138,8 +138,7 @@ describe("tracker errors", () => {
 
       const response = await harness.app.inject({ method: "GET", url: "/api/v1/tracker/projects?member=1", headers: { "x-tracker-token": token } });
 
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ type: "urn:folio:problem:tracker-token-required", detail: "Given token not valid for any token type" });
+      expectTrackerProblem(response, { code: "tracker-token-required", detail: "Given token not valid for any token type", instance: "/api/v1/tracker/projects" });
       expect(harness.fake.requests[0]!.headers.authorization).toBe(`Bearer ${token}`);
     });
   });
@@ -152,10 +151,8 @@ describe("tracker errors", () => {
       return { ...world, get };
     }
 
-    function expectUnavailable(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, detail: string) {
-      expect(response.statusCode).toBe(502);
-      expect(response.headers["content-type"]).toBe(PROBLEM_TYPE);
-      expect(response.json()).toMatchObject({ type: "urn:folio:problem:tracker-unavailable", title: "Tracker unavailable", status: 502, detail });
+    function expectUnavailable(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, detail: string, instance: string) {
+      expectTrackerProblem(response, { code: "tracker-unavailable", detail, instance });
     }
 
     it("answers 502 within the timeout when the tracker never answers", async () => {
@@ -165,7 +162,7 @@ describe("tracker errors", () => {
 
       const response = await get("/api/v1/tracker/projects?member=1");
 
-      expectUnavailable(response, "the tracker did not answer within 300 ms");
+      expectUnavailable(response, "the tracker did not answer within 300 ms", "/api/v1/tracker/projects");
       expect(Date.now() - started).toBeLessThan(5000);
       expect(fake.requests).toHaveLength(1);
     });
@@ -177,7 +174,7 @@ describe("tracker errors", () => {
 
       const response = await get("/api/v1/tracker/userstories/1?slug=p");
 
-      expectUnavailable(response, "the tracker did not answer within 300 ms");
+      expectUnavailable(response, "the tracker did not answer within 300 ms", "/api/v1/tracker/userstories/1");
       expect(harness.fake.requests).toHaveLength(2);
     });
 
@@ -185,7 +182,7 @@ describe("tracker errors", () => {
       const { get } = await startWorld();
       harness.fake.interfere("server-error");
 
-      expectUnavailable(await get("/api/v1/tracker/task-statuses?slug=alice-folio"), "the tracker failed with status 500");
+      expectUnavailable(await get("/api/v1/tracker/task-statuses?slug=alice-folio"), "the tracker failed with status 500", "/api/v1/tracker/task-statuses");
     });
 
     it("answers 502 when nothing listens on the tracker's port", async () => {
@@ -194,28 +191,28 @@ describe("tracker errors", () => {
 
       const response = await harness.app.inject({ method: "GET", url: "/api/v1/tracker/projects?member=1", headers: { "x-tracker-token": "t" } });
 
-      expectUnavailable(response, "the tracker could not be reached");
+      expectUnavailable(response, "the tracker could not be reached", "/api/v1/tracker/projects");
     });
 
     it("answers 502 when the tracker answers with HTML instead of JSON", async () => {
       const { get } = await startWorld();
       harness.fake.interfere("html");
 
-      expectUnavailable(await get("/api/v1/tracker/userstories/1?slug=alice-folio"), "the tracker answered 200 with a body that is not JSON");
+      expectUnavailable(await get("/api/v1/tracker/userstories/1?slug=alice-folio"), "the tracker answered 200 with a body that is not JSON", "/api/v1/tracker/userstories/1");
     });
 
     it("answers 502 when a 2xx body has an unexpected shape", async () => {
       const { get } = await startWorld();
       harness.fake.interfere({ status: 200, body: { results: [] } });
 
-      expectUnavailable(await get("/api/v1/tracker/projects?member=1"), "the tracker answered 200 with a body that is not a list of projects");
+      expectUnavailable(await get("/api/v1/tracker/projects?member=1"), "the tracker answered 200 with a body that is not a list of projects", "/api/v1/tracker/projects");
     });
 
     it("answers 502 without reading on when the tracker's body is larger than 8 MiB", async () => {
       const { get } = await startWorld();
       harness.fake.interfere({ status: 200, body: ["x".repeat(9 * 1024 * 1024)] });
 
-      expectUnavailable(await get("/api/v1/tracker/projects?member=1"), "the tracker's answer is larger than 8388608 bytes");
+      expectUnavailable(await get("/api/v1/tracker/projects?member=1"), "the tracker's answer is larger than 8388608 bytes", "/api/v1/tracker/projects");
     });
 
     it("keeps Taiga's 429 with its wait as Retry-After", async () => {
@@ -242,9 +239,8 @@ describe("tracker errors", () => {
 
       const response = await get("/api/v1/tracker/projects?member=1");
 
-      expect(response.statusCode).toBe(429);
       expect(response.headers["retry-after"]).toBe("7");
-      expect(response.json()).toMatchObject({ detail: "slow down" });
+      expectTrackerProblem(response, { code: "tracker-rejected", status: 429, detail: "slow down", instance: "/api/v1/tracker/projects" });
     });
 
     it("answers 401 when the tracker no longer accepts the token", async () => {
@@ -269,8 +265,7 @@ describe("tracker errors", () => {
 
       const response = await get("/api/v1/tracker/projects?member=1");
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ type: "urn:folio:problem:tracker-rejected", detail: "ref param is needed" });
+      expectTrackerProblem(response, { code: "tracker-rejected", detail: "ref param is needed", instance: "/api/v1/tracker/projects" });
     });
 
     it("passes other statuses such as 451 on, with a generic detail when the body says nothing", async () => {
@@ -281,10 +276,8 @@ describe("tracker errors", () => {
       const blocked = await get("/api/v1/tracker/projects?member=1");
       const silent = await get("/api/v1/tracker/projects?member=1");
 
-      expect(blocked.statusCode).toBe(451);
-      expect(blocked.json()).toMatchObject({ status: 451, detail: "Blocked element" });
-      expect(silent.statusCode).toBe(409);
-      expect(silent.json()).toMatchObject({ status: 409, detail: "the tracker rejected the request with status 409" });
+      expectTrackerProblem(blocked, { code: "tracker-rejected", status: 451, detail: "Blocked element", instance: "/api/v1/tracker/projects" });
+      expectTrackerProblem(silent, { code: "tracker-rejected", status: 409, detail: "the tracker rejected the request with status 409", instance: "/api/v1/tracker/projects" });
     });
 
     it("never passes on a detail that carries the token", async () => {
@@ -293,8 +286,7 @@ describe("tracker errors", () => {
 
       const response = await get("/api/v1/tracker/projects?member=1");
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ detail: "the tracker rejected the request with status 400" });
+      expectTrackerProblem(response, { code: "tracker-rejected", detail: "the tracker rejected the request with status 400", instance: "/api/v1/tracker/projects" });
       expect(response.body).not.toContain(token);
     });
 
@@ -302,7 +294,7 @@ describe("tracker errors", () => {
       const { get } = await startWorld();
       harness.fake.interfere({ status: 302, body: {}, headers: { Location: "http://127.0.0.1:1/elsewhere" } });
 
-      expectUnavailable(await get("/api/v1/tracker/projects?member=1"), "the tracker answered with the unexpected status 302");
+      expectUnavailable(await get("/api/v1/tracker/projects?member=1"), "the tracker answered with the unexpected status 302", "/api/v1/tracker/projects");
     });
   });
 });

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
+import { expect } from "vitest";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { renderError } from "../../src/http/problem-details.js";
 import { trackerRoutes } from "../../src/http/routes/tracker.js";
@@ -8,6 +9,33 @@ import { FakeTaiga, type FakeProject, type FakeStatus, type FakeTicket, type Fak
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 export const PROBLEM_TYPE = "application/problem+json; charset=utf-8";
+
+/** The tracker proxy's problem types, with their titles and usual statuses (written here, not imported: the test states them). */
+const TRACKER_PROBLEMS = {
+  "invalid-request": { title: "Invalid request", status: 400 },
+  "tracker-token-required": { title: "Tracker token missing or expired", status: 401 },
+  "tracker-credentials-rejected": { title: "Tracker credentials rejected", status: 400 },
+  "tracker-rejected": { title: "Rejected by the tracker", status: 400 },
+  "tracker-unavailable": { title: "Tracker unavailable", status: 502 },
+  "tracker-not-configured": { title: "No tracker configured", status: 503 },
+} as const;
+
+/**
+ * Asserts a whole problem answer of the tracker proxy: status, content type and every member of the
+ * body. `status` defaults to the type's usual one (a passed-on tracker 4xx keeps its own).
+ */
+export function expectTrackerProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  expected: { code: keyof typeof TRACKER_PROBLEMS; detail: string; instance: string; status?: number },
+): void {
+  const { title, status: usual } = TRACKER_PROBLEMS[expected.code];
+  const status = expected.status ?? usual;
+  expect({ status: response.statusCode, contentType: response.headers["content-type"], body: response.json() }).toEqual({
+    status,
+    contentType: PROBLEM_TYPE,
+    body: { type: `urn:folio:problem:${expected.code}`, title, status, detail: expected.detail, instance: expected.instance },
+  });
+}
 
 export interface TrackerHarness {
   app: FastifyInstance;
