@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { JSON_TYPE, PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness, type TrackerWorld } from "../support/tracker-harness.js";
+import { JSON_TYPE, PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness, type TrackerWorld, expectTrackerProblem } from "../support/tracker-harness.js";
 
 describe("tracker reads", () => {
   let harness: TrackerHarness;
@@ -56,8 +56,7 @@ describe("tracker reads", () => {
     ])("answers 400 when member is %s, without asking the tracker", async (_name, query, detail) => {
       const response = await get("/api/v1/tracker/projects", query);
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ type: "urn:folio:problem:invalid-request", detail });
+      expectTrackerProblem(response, { code: "invalid-request", detail, instance: "/api/v1/tracker/projects" });
       expect(harness.fake.requests).toEqual([]);
     });
   });
@@ -129,8 +128,12 @@ describe("tracker reads", () => {
     it.each(["no-such-project", "bob-secret"])("answers 404 for the project %s that is unknown or hidden", async (slug) => {
       const response = await get("/api/v1/tracker/tasks/2", { slug });
 
-      expect(response.statusCode).toBe(404);
-      expect(response.json()).toMatchObject({ status: 404, detail: "the tracker has no project with this slug, or it is hidden from this user" });
+      expectTrackerProblem(response, {
+        code: "tracker-rejected",
+        status: 404,
+        detail: "the tracker has no project with this slug, or it is hidden from this user",
+        instance: "/api/v1/tracker/tasks/2",
+      });
       expect(harness.fake.requests).toHaveLength(1);
     });
 
@@ -157,8 +160,7 @@ describe("tracker reads", () => {
     ])("answers 400 for %s without asking the tracker", async (_name, url, query, detail) => {
       const response = await get(url, query);
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ type: "urn:folio:problem:invalid-request", detail });
+      expectTrackerProblem(response, { code: "invalid-request", detail, instance: url });
       expect(harness.fake.requests).toEqual([]);
     });
   });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { JSON_TYPE, PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness, type TrackerWorld } from "../support/tracker-harness.js";
+import { JSON_TYPE, PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness, type TrackerWorld, expectTrackerProblem } from "../support/tracker-harness.js";
 
 describe("tracker writes", () => {
   let harness: TrackerHarness;
@@ -63,7 +63,11 @@ describe("tracker writes", () => {
 
       const response = await send("POST", "/api/v1/tracker/userstories", { project: 9, subject: "x" });
 
-      expect(response.json()).toMatchObject({ detail: "subject: This field is required.; project: Invalid pk '9' - object does not exist.; Bad mix." });
+      expectTrackerProblem(response, {
+        code: "tracker-rejected",
+        detail: "subject: This field is required.; project: Invalid pk '9' - object does not exist.; Bad mix.",
+        instance: "/api/v1/tracker/userstories",
+      });
     });
 
     it("passes on Taiga's 400 for a task whose story is in another project", async () => {
@@ -71,8 +75,7 @@ describe("tracker writes", () => {
 
       const response = await send("POST", "/api/v1/tracker/tasks", { project: world.project.id, subject: "x", userStory: foreign.id });
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ status: 400, detail: "You don't have permissions to set this user story to this task." });
+      expectTrackerProblem(response, { code: "tracker-rejected", detail: "You don't have permissions to set this user story to this task.", instance: "/api/v1/tracker/tasks" });
     });
 
     it("passes on Taiga's 403 when the user is no member of the project", async () => {
@@ -97,8 +100,7 @@ describe("tracker writes", () => {
     ])("answers 400 for %s without asking the tracker", async (_name, url, payload, detail) => {
       const response = await send("POST", url, payload);
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ type: "urn:folio:problem:invalid-request", detail });
+      expectTrackerProblem(response, { code: "invalid-request", detail, instance: url });
       expect(harness.fake.requests).toEqual([]);
     });
   });
@@ -170,15 +172,13 @@ describe("tracker writes", () => {
     it("passes on Taiga's 400 for a version from the future", async () => {
       const response = await send("PATCH", "/api/v1/tracker/userstories/1/status", { status: world.done.id, version: 5 }, { slug: "alice-folio" });
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ detail: "version: The version parameter is not valid" });
+      expectTrackerProblem(response, { code: "tracker-rejected", detail: "version: The version parameter is not valid", instance: "/api/v1/tracker/userstories/1/status" });
     });
 
     it("passes on Taiga's 400 for a status that does not exist", async () => {
       const response = await send("PATCH", "/api/v1/tracker/tasks/2/status", { status: 999999, version: 1 }, { slug: "alice-folio" });
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ detail: "status: Invalid pk '999999' - object does not exist." });
+      expectTrackerProblem(response, { code: "tracker-rejected", detail: "status: Invalid pk '999999' - object does not exist.", instance: "/api/v1/tracker/tasks/2/status" });
     });
 
     it("passes on 403 for a story and 400 for a task when the status belongs to another project", async () => {
@@ -188,17 +188,19 @@ describe("tracker writes", () => {
       const story = await send("PATCH", "/api/v1/tracker/userstories/1/status", { status: foreignStory.id, version: 1 }, { slug: "alice-folio" });
       const task = await send("PATCH", "/api/v1/tracker/tasks/2/status", { status: foreignTask.id, version: 1 }, { slug: "alice-folio" });
 
-      expect(story.statusCode).toBe(403);
-      expect(story.json()).toMatchObject({ status: 403, detail: "You don't have permissions to set this status to this user story." });
-      expect(task.statusCode).toBe(400);
-      expect(task.json()).toMatchObject({ status: 400, detail: "You don't have permissions to set this status to this task." });
+      expectTrackerProblem(story, {
+        code: "tracker-rejected",
+        status: 403,
+        detail: "You don't have permissions to set this status to this user story.",
+        instance: "/api/v1/tracker/userstories/1/status",
+      });
+      expectTrackerProblem(task, { code: "tracker-rejected", detail: "You don't have permissions to set this status to this task.", instance: "/api/v1/tracker/tasks/2/status" });
     });
 
     it("answers 404 before writing anything when the ref is unknown", async () => {
       const response = await send("PATCH", "/api/v1/tracker/tasks/77/status", { status: world.done.id, version: 1 }, { slug: "alice-folio" });
 
-      expect(response.statusCode).toBe(404);
-      expect(response.json()).toMatchObject({ detail: "No Task matches the given query." });
+      expectTrackerProblem(response, { code: "tracker-rejected", status: 404, detail: "No Task matches the given query.", instance: "/api/v1/tracker/tasks/77/status" });
       expect(harness.fake.requests.map((request) => request.method)).toEqual(["GET", "GET"]);
     });
 
@@ -209,8 +211,7 @@ describe("tracker writes", () => {
     ])("answers 400 for %s without asking the tracker", async (_name, payload, detail) => {
       const response = await send("PATCH", "/api/v1/tracker/userstories/1/status", payload, { slug: "alice-folio" });
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ type: "urn:folio:problem:invalid-request", detail });
+      expectTrackerProblem(response, { code: "invalid-request", detail, instance: "/api/v1/tracker/userstories/1/status" });
       expect(harness.fake.requests).toEqual([]);
     });
   });
