@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { diffLines } from "../core/diff-lines.js";
 import { splitLines } from "../core/lines.js";
 import type { DocumentRecord, Store, VersionRecord } from "../storage/store.js";
+import type { ContentLimit } from "./content-limit.js";
 import type { DocumentWriter, WriteCommand } from "./document-writer.js";
 import { rebuildText, type HeadTexts } from "./document-text.js";
 import { ServiceError } from "./service-error.js";
@@ -34,7 +35,7 @@ export interface DocumentServiceOptions {
   /** The one way into a document's history (built by the composition root, services.ts). */
   writer: DocumentWriter;
   texts: HeadTexts;
-  maxContentBytes: number;
+  contentLimit: ContentLimit;
 }
 
 /** The document use cases. Every write goes through the one {@link DocumentWriter}. */
@@ -42,13 +43,13 @@ export class DocumentService {
   private readonly store: Store;
   private readonly writer: DocumentWriter;
   private readonly texts: HeadTexts;
-  private readonly maxContentBytes: number;
+  private readonly contentLimit: ContentLimit;
 
   constructor(options: DocumentServiceOptions) {
     this.store = options.store;
     this.writer = options.writer;
     this.texts = options.texts;
-    this.maxContentBytes = options.maxContentBytes;
+    this.contentLimit = options.contentLimit;
   }
 
   async create(input: { title: string; content: string }): Promise<DocumentView> {
@@ -157,10 +158,7 @@ export class DocumentService {
   /** Splits content into lines after checking it; 413 above the size limit. */
   checkContent(content: string): string[] {
     if (!content.isWellFormed()) throw new ServiceError("invalid-request", "content is not well-formed Unicode (a lone surrogate)");
-    const bytes = Buffer.byteLength(content, "utf8");
-    if (bytes > this.maxContentBytes) {
-      throw new ServiceError("content-too-large", `content is ${bytes} bytes; the limit is ${this.maxContentBytes}`);
-    }
+    this.contentLimit.check(content, "content");
     return splitLines(content);
   }
 

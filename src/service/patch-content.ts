@@ -7,6 +7,7 @@ import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
 import type { DocumentRecord, PatchReceipt } from "../storage/store.js";
 import type { Clock } from "./clock.js";
+import type { ContentLimit } from "./content-limit.js";
 import { rebuildText } from "./document-text.js";
 import { documentNotFound } from "./documents.js";
 import type { DocumentWriter } from "./document-writer.js";
@@ -38,7 +39,7 @@ export type PatchOutcome =
  */
 export class ContentPatcher {
   constructor(
-    private readonly options: { writer: DocumentWriter; clock: Clock; maxContentBytes: number; events?: ServiceEvents },
+    private readonly options: { writer: DocumentWriter; clock: Clock; contentLimit: ContentLimit; events?: ServiceEvents },
   ) {}
 
   async patch(id: string, patch: ContentPatch): Promise<PatchOutcome> {
@@ -103,10 +104,7 @@ export class ContentPatcher {
       let checksum = head.checksum;
       if (ops.length > 0 || patch.milestone === true) {
         const text = joinLines(lines);
-        const bytes = Buffer.byteLength(text, "utf8");
-        if (bytes > this.options.maxContentBytes) {
-          throw new ServiceError("content-too-large", `the patched content would be ${bytes} bytes; the limit is ${this.options.maxContentBytes}`);
-        }
+        this.options.contentLimit.check(text, "the patched content");
         const record = await doc.commit({
           changeType: "UPDATED",
           milestone: patch.milestone === true,

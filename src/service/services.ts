@@ -6,6 +6,7 @@ import { ChangeFeed } from "./change-feed.js";
 import { ChangeHub } from "./change-hub.js";
 import type { Clock } from "./clock.js";
 import { Compactor } from "./compaction.js";
+import { ContentLimit } from "./content-limit.js";
 import { DocumentService } from "./documents.js";
 import { HeadTexts } from "./document-text.js";
 import { DocumentWriter, HEAD_CACHE_CHARACTERS } from "./document-writer.js";
@@ -53,8 +54,8 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
   const cache = new HeadCache(HEAD_CACHE_CHARACTERS);
   const writer = new DocumentWriter(store, { ...policy, sha256: nodeSha256 }, (id, version) => hub.notify(id, version), cache, events);
   const texts = new HeadTexts(store, cache, policy);
-  const maxContentBytes = config.documents.maxContentBytes;
-  const documents = new DocumentService({ store, writer, texts, maxContentBytes });
+  const contentLimit = new ContentLimit(config.documents.maxContentBytes);
+  const documents = new DocumentService({ store, writer, texts, contentLimit });
   const unwatch = store.watchCommits({ commit: (notice) => hub.notify(notice.documentId, notice.version), reset: () => hub.wakeAll() });
   const compactor = new Compactor({
     store,
@@ -73,7 +74,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     hub,
     compactor,
     events,
-    patcher: new ContentPatcher({ writer, clock, maxContentBytes, events }),
+    patcher: new ContentPatcher({ writer, clock, contentLimit, events }),
     feed: new ChangeFeed({ store, texts, policy, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds, events }),
     listAccess: new ListAccess({ store, clock, config: config.masterPassword, events }),
     start: () => compactor.start(),
