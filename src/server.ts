@@ -1,6 +1,8 @@
 import pino from "pino";
 import { ConfigError, loadConfig, type Config } from "./config.js";
+import { compose } from "./composition.js";
 import { buildApp, REDACTED_PATHS } from "./http/app.js";
+import { systemClock } from "./service/clock.js";
 import { readIdentity } from "./identity.js";
 import { openStore } from "./storage/open-store.js";
 import { StorageInUseError } from "./storage/store.js";
@@ -39,7 +41,8 @@ async function main(): Promise<void> {
     if (error instanceof StorageInUseError) refuse(`storage in use: ${error.message}`, 3);
     throw error;
   }
-  const app = await buildApp({ config, store, identity: readIdentity(), logger });
+  const composition = compose({ config, store, clock: systemClock, log: logger });
+  const app = await buildApp({ composition, identity: readIdentity(), logger });
 
   let closing: Promise<void> | undefined;
   const shutdown = (signal: string) => {

@@ -4,18 +4,13 @@ import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { Config } from "../config.js";
-import type { Store } from "../storage/store.js";
-import { systemClock, type Clock } from "../service/clock.js";
-import { createServices, type Services } from "../service/services.js";
-import { TaigaClient } from "../tracker/taiga-client.js";
+import type { Composition } from "../composition.js";
 import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
 import { finishOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { answerClientError } from "./client-error.js";
 import { operationRoutes } from "./operations.js";
-import { createMetrics } from "../metrics/metrics.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -25,14 +20,10 @@ import { DEFAULT_WEB_ROOT, webRoutes } from "./routes/web.js";
 
 export const API_PREFIX = "/api/v1";
 
-/** What the app is built from; tests pass their own clock, store, logger and identity. */
+/** What the app is built from: the wired service (src/composition.ts), its identity and logger. */
 export interface AppDependencies {
-  config: Config;
-  store: Store;
-  clock?: Clock;
+  composition: Composition;
   identity: ServiceIdentity;
-  /** The use cases; built from config, store and clock when not given (tests pass their own to reach them). */
-  services?: Services;
   /** A pino logger or Fastify's logger options; `false` for silence. */
   logger?: FastifyServerOptions["loggerInstance"] | boolean;
   /** The built editor page (default: dist/web of this checkout); a folder without it makes `/` a 503. */
@@ -44,10 +35,13 @@ export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-trac
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** Builds the Fastify app with every route; it never listens (server.ts does). */
+/**
+ * Builds the Fastify app with every route on a composed service; it wires nothing of its own and
+ * never listens (server.ts does).
+ */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const { config, store } = deps;
-  const clock = deps.clock ?? systemClock;
+  const { composition } = deps;
+  const { config, store, services, metrics, tracker } = composition;
   const logging =
     typeof deps.logger === "object" ? { loggerInstance: deps.logger } : { logger: deps.logger === true ? { redact: REDACTED_PATHS } : false };
   const app = Fastify({
@@ -83,14 +77,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     void parseJson(request, body.toString(), done);
   });
   app.setValidatorCompiler(compileValidator);
-  const services = deps.services ?? createServices({ config, store, clock, onError: (error) => app.log.error({ err: error }, "compaction failed") });
-  const metrics = config.metrics.enabled ? createMetrics({ services, store, clock }) : undefined;
-  if (metrics) services.events.add(metrics.service);
-  services.events.add({
-    listFailure: (lockedUntil) => {
-      if (lockedUntil !== undefined) app.log.warn({ lockedUntil: new Date(lockedUntil).toISOString() }, "the document list is locked after too many failed attempts");
-    },
-  });
   operationRoutes(app, { store, metrics });
   closeConnectionsOnShutdown(app);
   // A UUID names one document however its hex digits are cased.
@@ -152,21 +138,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
 
   const { documents, patcher, feed, listAccess } = services;
-  const tracker = config.tracker.apiUrl
-    ? new TaigaClient({
-        apiUrl: config.tracker.apiUrl,
-        loginType: config.tracker.loginType,
-        timeoutMs: config.tracker.timeoutMs,
-        ...(metrics ? { observe: metrics.tracker } : {}),
-      })
-    : undefined;
   // Waiting feed requests get their 204 at once; then Fastify lets in-flight requests finish.
-  app.addHook("preClose", async () => services.quiesce());
-  app.addHook("onReady", async () => services.start());
-  app.addHook("onClose", async () => {
-    await services.close();
-    await tracker?.close();
-  });
+  app.addHook("preClose", async () => composition.quiesce());
+  app.addHook("onReady", async () => composition.start());
+  app.addHook("onClose", async () => composition.close());
 
   await app.register(
     async (api) => {

@@ -7,6 +7,7 @@ import { gzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
 import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
+import { compose } from "../../src/composition.js";
 import { buildApp } from "../../src/http/app.js";
 import { systemClock } from "../../src/service/clock.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
@@ -41,7 +42,7 @@ export async function startService(webRoot: string, tracker?: { apiUrl: string; 
     }
   });
   const store = SqliteStore.open(":memory:");
-  const app = await buildApp({ config, store, clock: systemClock, identity: { name: "folio", version: "0.1.0" }, logger: false, webRoot });
+  const app = await buildApp({ composition: compose({ config, store, clock: systemClock }), identity: { name: "folio", version: "0.1.0" }, logger: false, webRoot });
   app.addHook("onClose", async () => store.close());
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();

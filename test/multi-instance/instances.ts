@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { Agent, fetch } from "undici";
 import type { Config } from "../../src/config.js";
+import { compose } from "../../src/composition.js";
 import { buildApp } from "../../src/http/app.js";
-import { createServices, type Services } from "../../src/service/services.js";
+import type { Services } from "../../src/service/services.js";
 import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
 import { ManualClock } from "../support/manual-clock.js";
 import { POSTGRES_TEST_URL, dropSchema, uniqueSchemaName, withAdminClient } from "../support/postgres.js";
@@ -91,8 +92,9 @@ export class Cluster {
   private async startInstance(name: string): Promise<void> {
     const storeErrors: Error[] = [];
     const store = await PostgresStore.open(POSTGRES_TEST_URL, { schema: this.schema, poolSize: 8, onError: (error) => storeErrors.push(error) });
-    const services = createServices({ config: this.config, store, clock: this.clock });
-    const app = await buildApp({ config: this.config, store, clock: this.clock, services, identity: { name: "folio", version: "0.1.0" }, logger: false });
+    const composition = compose({ config: this.config, store, clock: this.clock });
+    const { services } = composition;
+    const app = await buildApp({ composition, identity: { name: "folio", version: "0.1.0" }, logger: false });
     const instance: Instance = { name, origin: "", app, store, services, storeErrors };
     this.instances.push(instance);
     instance.origin = await app.listen({ host: "127.0.0.1", port: 0 });

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { defaultConfig, type Config } from "../../src/config.js";
+import { compose } from "../../src/composition.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Store } from "../../src/storage/store.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import { createServices, type Services } from "../../src/service/services.js";
+import type { Services } from "../../src/service/services.js";
 import { ManualClock } from "./manual-clock.js";
 
 export interface TestAppOptions {
@@ -73,12 +74,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const { store, dispose } = given ? { store: given, dispose: disposers.get(given) ?? (() => given.close()) } : await openFreshStore();
   const clock = options.clock ?? new ManualClock();
   try {
-    const services = createServices({ config, store, clock });
+    const log = typeof options.logger === "object" ? options.logger : undefined;
+    const composition = compose({ config, store, clock, ...(log ? { log } : {}) });
+    const { services } = composition;
     const app = await buildApp({
-      config,
-      store,
-      clock,
-      services,
+      composition,
       identity: options.identity ?? { name: "folio", version: "0.1.0" },
       logger: options.logger ?? false,
       ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
