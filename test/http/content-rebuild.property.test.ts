@@ -10,6 +10,7 @@ import { rebuildAfterPatch } from "../../src/core/rebuild-rule.js";
 import { validateOps } from "../../src/core/validate-ops.js";
 import { lineArb, opsArb, propertyParams, textArb } from "../core/property-support.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { DOCUMENTS } from "../support/http-expect.js";
 
 // The rebuild rule (docs/editing-protocol.md): for every 200 to a stale patch, a client that runs
 // rebuildAfterPatch on its base, its ops and the answer's opsSinceBase holds the service's text
@@ -17,7 +18,6 @@ import { buildTestApp, type TestApp } from "../support/test-app.js";
 // undo each other; the submitted ops include coarse hunks (lines rewritten with their own content)
 // and changes a foreign version already made.
 
-const DOCUMENTS = "/api/v1/documents";
 
 const mustApply = (lines: readonly string[], ops: readonly NormalizedOp[]): string[] => {
   const result = applyOps(lines, ops);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import {
+  DOCUMENTS,
   JSON_TYPE,
   T0,
   UNKNOWN_ID,
@@ -13,7 +14,6 @@ import {
   notFound,
 } from "../support/http-expect.js";
 
-const DOCUMENTS = "/api/v1/documents";
 const MAX_CONTENT_BYTES = 64;
 
 let t: TestApp;

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import {
+  DOCUMENTS,
   T0,
   UNKNOWN_ID,
   at,
@@ -14,7 +15,6 @@ import {
   type DocumentJson,
 } from "../support/http-expect.js";
 
-const DOCUMENTS = "/api/v1/documents";
 
 let t: TestApp;
 

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
-import { T0, UNKNOWN_ID, at, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
+import { DOCUMENTS, T0, UNKNOWN_ID, at, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 
-const DOCUMENTS = "/api/v1/documents";
 
 let t: TestApp;
 

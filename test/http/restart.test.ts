@@ -7,9 +7,8 @@ import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import type { VersionSummary } from "../../src/storage/store.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { ManualClock } from "../support/manual-clock.js";
-import { T0_MS, basicAuth, checksum, createDocument, type DocumentJson } from "../support/http-expect.js";
+import { DOCUMENTS, T0_MS, basicAuth, checksum, createDocument, type DocumentJson } from "../support/http-expect.js";
 
-const DOCUMENTS = "/api/v1/documents";
 const PASSWORD = "restart";
 const HASH = bcrypt.hashSync(PASSWORD, 4);
 

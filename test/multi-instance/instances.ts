@@ -9,7 +9,7 @@ import { ManualClock } from "../support/manual-clock.js";
 import { POSTGRES_TEST_URL, dropSchema, uniqueSchemaName, withAdminClient } from "../support/postgres.js";
 import { testConfig } from "../support/test-app.js";
 
-export const DOCUMENTS = "/api/v1/documents";
+export { DOCUMENTS } from "../support/http-expect.js";
 
 /** One service instance: its own store (pool and LISTEN connection), services and HTTP listener. */
 export interface Instance {

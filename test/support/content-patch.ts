@@ -2,7 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
 import type { LineOperation } from "../../src/core/line-operation.js";
 import type { ContentPatch } from "../../src/service/patch-content.js";
-import { checksum, expectJson, expectProblem as expectProblemBody, type HistoryEntryJson } from "./http-expect.js";
+import { DOCUMENTS, checksum, expectJson, expectProblem as expectProblemBody, type HistoryEntryJson } from "./http-expect.js";
 
 /*
  * Helpers of the PATCH …/content suites (test/http/content-*.test.ts): request bodies, the exact
@@ -10,7 +10,7 @@ import { checksum, expectJson, expectProblem as expectProblemBody, type HistoryE
  * (content types, times, the checksum) come from http-expect.ts.
  */
 
-export const DOCUMENTS = "/api/v1/documents";
+export { DOCUMENTS };
 
 /** One line operation as the wire carries it. */
 export type WireOp = LineOperation;

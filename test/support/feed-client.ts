@@ -2,10 +2,10 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
 import type { LineOperation } from "../../src/core/line-operation.js";
 import type { ChangeHub } from "../../src/service/change-hub.js";
-import { checksum } from "./http-expect.js";
+import { DOCUMENTS, checksum } from "./http-expect.js";
 import { waitUntil, type WaitBounds } from "./wait-until.js";
 
-export const DOCUMENTS = "/api/v1/documents";
+export { DOCUMENTS };
 
 /** A content patch, with the base text instead of its checksum (the checksum is computed from it). */
 export interface PatchInput {

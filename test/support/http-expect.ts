@@ -17,6 +17,9 @@ export function at(ms: number): string {
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+/** The documents collection's path: every document URL of the tests starts here. */
+export const DOCUMENTS = "/api/v1/documents";
+
 /** A well-formed UUID that no test creates. */
 export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 
