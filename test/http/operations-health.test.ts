@@ -1,10 +1,9 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import { cuttableRelay } from "../support/cuttable-relay.js";
+import { postgresBehindRelay } from "../support/cuttable-relay.js";
 import { JSON_TYPE, PROBLEM_TYPE } from "../support/http-expect.js";
-import { POSTGRES_TEST_URL, describePostgres, dropSchema, uniqueSchemaName } from "../support/postgres.js";
+import { describePostgres } from "../support/postgres.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";
 
@@ -103,14 +102,8 @@ describe("health probes", () => {
 
 describePostgres("readiness on PostgreSQL", () => {
   it("goes 503 when the database becomes unreachable, while liveness stays 200", async () => {
-    const schema = uniqueSchemaName();
-    cleanups.push(() => dropSchema(schema));
-    const relay = await cuttableRelay(new URL(POSTGRES_TEST_URL));
-    cleanups.push(relay.cut);
-    const viaRelay = new URL(POSTGRES_TEST_URL);
-    viaRelay.hostname = "127.0.0.1";
-    viaRelay.port = String(relay.port);
-    const store = await PostgresStore.open(viaRelay.toString(), { schema, onError: () => undefined });
+    const { store, cut, cleanup } = await postgresBehindRelay();
+    cleanups.push(cleanup);
     const t: TestApp = await buildTestApp({ store });
     cleanups.push(() => t.close().catch(() => undefined));
     expect((await t.app.inject({ method: "GET", url: "/health/ready" })).statusCode).toBe(200);
@@ -120,7 +113,7 @@ describePostgres("readiness on PostgreSQL", () => {
     expect(metrics).toContain("\nfolio_postgres_listener_connected 1\n");
     expect(metrics).toContain("\nfolio_postgres_listener_reconnects_total 0\n");
 
-    await relay.cut();
+    await cut();
 
     expectNotReady(await t.app.inject({ method: "GET", url: "/health/ready" }), "the store cannot serve now");
     expect((await t.app.inject({ method: "GET", url: "/health/live" })).statusCode).toBe(200);

@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import { POSTGRES_TEST_URL, describePostgres, dropSchema, uniqueSchemaName } from "../support/postgres.js";
-import { cuttableRelay } from "../support/cuttable-relay.js";
+import { describePostgres } from "../support/postgres.js";
+import { postgresBehindRelay } from "../support/cuttable-relay.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 
 // A database that cannot serve for a reason outside the request is a 503 with Retry-After, so that
@@ -55,21 +54,14 @@ describe("a SQLite file that another process keeps locked", () => {
 
 describePostgres("a PostgreSQL database that becomes unreachable", () => {
   it("answers 503 with Retry-After for reads and writes, never 500", async () => {
-    const schema = uniqueSchemaName();
-    cleanups.push(() => dropSchema(schema));
-    const target = new URL(POSTGRES_TEST_URL);
-    const relay = await cuttableRelay(target);
-    cleanups.push(relay.cut);
-    const viaRelay = new URL(POSTGRES_TEST_URL);
-    viaRelay.hostname = "127.0.0.1";
-    viaRelay.port = String(relay.port);
-    const store = await PostgresStore.open(viaRelay.toString(), { schema, onError: () => undefined });
+    const { store, cut, cleanup } = await postgresBehindRelay();
+    cleanups.push(cleanup);
     const t: TestApp = await buildTestApp({ store });
     cleanups.push(() => t.close().catch(() => undefined));
     const created = await t.app.inject({ method: "POST", url: "/api/v1/documents", payload: { title: "Plan", content: "a" } });
     const id = created.json<{ id: string }>().id;
 
-    await relay.cut();
+    await cut();
 
     const url = `/api/v1/documents/${id}`;
     expectUnavailable(await t.app.inject({ method: "GET", url }), url);

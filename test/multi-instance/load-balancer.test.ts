@@ -7,6 +7,7 @@ import type { LineOperation } from "../../src/core/line-operation.js";
 import { joinLines, splitLines } from "../../src/core/lines.js";
 import { validateOps } from "../../src/core/validate-ops.js";
 import { checksum } from "../support/http-expect.js";
+import { prng } from "../support/prng.js";
 import { CI_IS_SET, POSTGRES_TEST_URL, dropSchema, uniqueSchemaName } from "../support/postgres.js";
 import { startProcess, type LogLine, type ServerProcess } from "../support/server-process.js";
 import { NGINX_CONF, freePort, nginxMissing, renderNginxConfig, startNginx, type Nginx } from "./nginx.js";
@@ -25,18 +26,6 @@ const RUN_MS = 18_000;
 const KILL_AFTER_ACKS = 25;
 const RESTART_AFTER_ACKS = 40;
 const SEED = Number(process.env.FOLIO_SEED ?? Date.now() % 2 ** 31);
-
-/** mulberry32: a small seeded generator, so that a failing run can be replayed with FOLIO_SEED. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Reply {
   status: number;
@@ -164,7 +153,7 @@ describe("behind nginx with deploy/nginx.conf", () => {
     };
 
     const editor = async (index: number) => {
-      const next = random(SEED + index);
+      const next = prng(SEED + index);
       for (let seq = 1; seq <= MAX_PATCHES && running() && (seq <= MIN_PATCHES || servedAfterRestart() < 20); seq++) {
         let head: Reply | undefined;
         for (let attempt = 0; attempt < 20 && head?.status !== 200; attempt++) {

@@ -1,6 +1,7 @@
 import { createClient, openDocument, type FolioClient, type LiveDocument } from "../../src/client/index.js";
 import type { Store } from "../../src/storage/store.js";
 import { converged } from "./client-harness.js";
+import { prng } from "./prng.js";
 
 /**
  * The seeded convergence scenario of the client: five live documents on one document type at
@@ -30,18 +31,6 @@ export interface ConvergenceReport {
   patchesSent: number;
   faults: Record<string, number>;
   conflicts: { theirs: number; mine: number };
-}
-
-/** mulberry32: a small seeded PRNG, enough to replay a run's decisions from its seed. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

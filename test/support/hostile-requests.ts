@@ -1,19 +1,12 @@
+import { prng } from "./prng.js";
 import type { RawRequest } from "./raw-http.js";
 
 /** A small seeded generator (mulberry32): the same seed gives the same requests. */
 export class Random {
-  private state: number;
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+    this.next = prng(seed);
   }
 
   pick<T>(items: readonly T[]): T {
