@@ -14,6 +14,7 @@ import { cpuPressure, loadAverage, type BenchContext, type Scenario } from "./li
 import { machineInfo } from "./lib/machine.js";
 import { merge, readExisting, renderScenario, renderTargets, writeDocument, type RunRecord } from "./lib/markdown.js";
 import { dropOrphans } from "./lib/postgres.js";
+import { describePinning, pinSelf } from "./lib/pinning.js";
 import { installCleanup, REPO_ROOT } from "./lib/processes.js";
 import { summarizeProfileFile } from "./lib/profile-summary.js";
 import type { ProfileResult, ScenarioResult } from "./lib/results.js";
@@ -112,6 +113,9 @@ async function main(): Promise<void> {
   const build = await building;
   await Promise.all(preparing);
   log("data generated");
+  // From here on this process is load-side work (IPC, /proc sampling): off the servers' CPU.
+  pinSelf();
+  log(describePinning());
   log(`source: ${source}`);
   log(`service: ${build.mode}${build.mode === "dist" ? ` (compiled in ${(build.buildMs / 1000).toFixed(1)} s)` : ""}${build.note ? `; ${build.note}` : ""}`);
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { describePinning } from "./pinning.js";
 import type { ScenarioResult } from "./results.js";
 import type { Backend, ServiceBuild } from "./service.js";
 
@@ -62,7 +63,8 @@ export function beginResult(id: string, title: string, backend: Backend): { resu
     durationS: 0,
     load: [loadAverage(), 0],
     cpuPressure: [cpuPressure(), 0],
-    method: [],
+    // Every scenario's method starts with how its processes were placed on the CPUs.
+    method: [describePinning()],
     rows: [],
     targets: [],
     notes: [],

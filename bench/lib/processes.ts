@@ -2,6 +2,7 @@ import { fork, spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { request } from "undici";
+import { checkPinned, pinnedCommand, pinnedFork } from "./pinning.js";
 import { listeningPorts } from "./proc.js";
 
 /** The repository root. */
@@ -82,7 +83,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function spawnServer(options: SpawnServerOptions): Promise<ServerHandle> {
   const { name, timeoutMs = 60_000 } = options;
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, ["--import", GUARD, ...options.nodeArgs], {
+  // Every server runs on the servers' CPU (when pinning is possible).
+  const command = pinnedCommand("server", ["--import", GUARD, ...options.nodeArgs]);
+  const child = spawn(command.file, command.args, {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -156,6 +159,8 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerHa
     await sleep(5);
   }
   const readyAt = performance.now();
+  const unpinned = checkPinned(child.pid!, "server");
+  if (unpinned.length > 0) throw fail(`not pinned as planned: ${unpinned.join("; ")}`);
 
   return {
     name,
@@ -199,8 +204,11 @@ export interface LoadHandle {
 /** Forks `bench/load/<script>.ts` with its configuration as the first argument. */
 export function forkLoad(script: string, config: unknown, options: { heapMb?: number } = {}): LoadHandle {
   const path = fileURLToPath(new URL(`../load/${script}.ts`, import.meta.url));
-  const execArgv = ["--import", "tsx", ...(options.heapMb ? [`--max-old-space-size=${options.heapMb}`] : [])];
-  const child = fork(path, [JSON.stringify(config)], { cwd: REPO_ROOT, execArgv, stdio: ["ignore", "pipe", "pipe", "ipc"], serialization: "advanced" });
+  // BENCH_LOAD_PROFILE=<dir>: the load generators write CPU profiles there (for making them cheaper).
+  const profile = process.env.BENCH_LOAD_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_LOAD_PROFILE}`] : [];
+  const execArgv = ["--import", "tsx", ...profile, ...(options.heapMb ? [`--max-old-space-size=${options.heapMb}`] : [])];
+  // Every load generator runs on the load side's CPU (when pinning is possible).
+  const child = fork(path, [JSON.stringify(config)], { cwd: REPO_ROOT, ...pinnedFork("load", execArgv), stdio: ["ignore", "pipe", "pipe", "ipc"], serialization: "advanced" });
   track(child);
   const errors: string[] = [];
   let forwarded = 0;
@@ -217,7 +225,14 @@ export function forkLoad(script: string, config: unknown, options: { heapMb?: nu
   const queue: LoadMessage[] = [];
   const waiters = new Set<() => void>();
   let exitInfo: string | undefined;
+  let checked = false;
   child.on("message", (message: LoadMessage) => {
+    if (!checked) {
+      // By its first message the process has started all its threads.
+      checked = true;
+      const unpinned = checkPinned(child.pid!, "load");
+      if (unpinned.length > 0) queue.push({ type: "error", message: `not pinned as planned: ${unpinned.join("; ")}` });
+    }
     queue.push(message);
     waiters.forEach((wake) => wake());
   });
