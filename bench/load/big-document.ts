@@ -14,7 +14,7 @@ import pg from "pg";
 import { runChild, wallNow } from "../lib/child.js";
 import { API, createPool, requestJson } from "../lib/http.js";
 import { fillerText } from "../lib/history-generator.js";
-import { readIo } from "../lib/proc.js";
+import { readCpuMs, readIo } from "../lib/proc.js";
 import { DocState, afterAccepted, replaceLine } from "../lib/replica.js";
 import { percentile } from "../lib/stats.js";
 
@@ -43,6 +43,8 @@ export interface WindowResult {
   writeBytesPerPatch: number;
   fileGrowthPerPatch: number;
   wcharPerPatch: number;
+  /** The service's CPU time (all threads) over the window's patches, per patch, in µs. */
+  cpuPerPatchUs: number;
   pgWalPerPatch?: number;
   pgSizeGrowthPerPatch?: number;
 }
@@ -55,6 +57,7 @@ export interface SpanResult {
   snapshotRewrites: number;
   writeBytesPerPatch: number;
   fileGrowthPerPatch: number;
+  cpuPerPatchUs: number;
   pgWalPerPatch?: number;
   pgSizeGrowthPerPatch?: number;
   p50Ms: number;
@@ -111,6 +114,8 @@ runChild<Config, BigDocumentResult>(async (config) => {
 
   const sample = async () => {
     const io = readIo(config.servicePid);
+    // The service works only on this client's patches (one in flight): its CPU between two samples is theirs.
+    const cpuMs = readCpuMs(config.servicePid);
     const files = config.dbPath ? fileSize(config.dbPath) + fileSize(`${config.dbPath}-wal`) : 0;
     let wal: number | undefined;
     let size: number | undefined;
@@ -120,7 +125,7 @@ runChild<Config, BigDocumentResult>(async (config) => {
       wal = high! * 2 ** 32 + low!;
       size = Number(rows[0]!.size);
     }
-    return { io, files, wal, size };
+    return { io, cpuMs, files, wal, size };
   };
 
   const windows: WindowResult[] = [];
@@ -160,6 +165,7 @@ runChild<Config, BigDocumentResult>(async (config) => {
       writeBytesPerPatch: (after.io.writeBytes - before.io.writeBytes) / count,
       fileGrowthPerPatch: (after.files - before.files) / count,
       wcharPerPatch: (after.io.wchar - before.io.wchar) / count,
+      cpuPerPatchUs: ((after.cpuMs - before.cpuMs) * 1000) / count,
       ...(after.wal !== undefined && before.wal !== undefined ? { pgWalPerPatch: (after.wal - before.wal) / count } : {}),
       ...(after.size !== undefined && before.size !== undefined ? { pgSizeGrowthPerPatch: (after.size - before.size) / count } : {}),
     });
@@ -200,6 +206,7 @@ runChild<Config, BigDocumentResult>(async (config) => {
     snapshotRewrites,
     writeBytesPerPatch: (after.io.writeBytes - before.io.writeBytes) / count,
     fileGrowthPerPatch: (after.files - before.files) / count,
+    cpuPerPatchUs: ((after.cpuMs - before.cpuMs) * 1000) / count,
     ...(after.wal !== undefined && before.wal !== undefined ? { pgWalPerPatch: (after.wal - before.wal) / count } : {}),
     ...(after.size !== undefined && before.size !== undefined ? { pgSizeGrowthPerPatch: (after.size - before.size) / count } : {}),
     p50Ms: percentile(latencies, 50),

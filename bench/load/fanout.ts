@@ -4,7 +4,8 @@
  * are written, and on the parent's "fire" sends one trigger (a one-line PATCH, or POST /release)
  * and times every answer.
  *
- * IPC: → registered ← fire → result
+ * IPC: → registered ← fire → answered ← close → result (the connections stay open until "close", so
+ * that the server's CPU time for the answers can be read without their closing in it).
  */
 import { fromParent, runChild, sendToParent, sleep, wallNow } from "../lib/child.js";
 import { API, createPool, requestJson } from "../lib/http.js";
@@ -35,6 +36,8 @@ export interface FanoutResult {
   /** From the trigger's answer to the last waiter's answer. */
   lastAfterAckMs: number;
   answered: number;
+  /** Answers that came after the trigger was sent. */
+  afterFire: number;
 }
 
 runChild<Config, FanoutResult>(async (config) => {
@@ -100,6 +103,8 @@ runChild<Config, FanoutResult>(async (config) => {
   const all = Promise.all(pending);
   const limit = sleep(Math.max(0, hardEnd - wallNow())).then(() => "timeout" as const);
   if ((await Promise.race([all, limit])) === "timeout") throw new Error(`${answeredAt.length} of ${config.waiters} waiters answered at the time limit`);
+  await sendToParent({ type: "answered" });
+  await fromParent("close", Math.max(1000, hardEnd - wallNow()));
   await Promise.all([trigger.close(), pool.close()]);
   const afterFire = answeredAt.filter((at) => at >= t0).map((at) => at - t0).sort((a, b) => a - b);
   return {
@@ -112,5 +117,6 @@ runChild<Config, FanoutResult>(async (config) => {
     lastMs: afterFire[afterFire.length - 1] ?? Number.NaN,
     lastAfterAckMs: (afterFire[afterFire.length - 1] ?? Number.NaN) - (ackAt - t0),
     answered: answeredAt.length,
+    afterFire: afterFire.length,
   };
 });

@@ -1,11 +1,26 @@
 import type { ClosedLoopResult, Phase } from "../load/closed-loop.js";
 import { type BenchContext } from "../lib/context.js";
 import { CpuSampler } from "../lib/cpu-sampler.js";
+import { isLoadBound } from "../lib/load-bound.js";
 import { forkLoad, type ServerHandle } from "../lib/processes.js";
 
 /** One closed-loop phase's result, with the server's CPU use in the measurement window. */
 export interface ClosedLoopRun extends ClosedLoopResult {
   serverCores: number;
+  /** Server CPU time (all threads) in the measurement window. */
+  serverCpuMs: number;
+  /** Run-queue wait of the server's main thread as a share of the window (other load on its CPU). */
+  serverWaitShare: number;
+}
+
+/** Server CPU time per request answered 200 in the window (an accepted patch, a JSON answer, a row written), in µs. */
+export function cpuPerRequestUs(run: ClosedLoopRun): number {
+  return (run.serverCpuMs * 1000) / run.completed;
+}
+
+/** A closed-loop phase whose load generator used ≥ 0.9 of its core, or whose event loop lagged > 50 ms (p99): then it, not the server, may have set the rate. */
+export function loadBound(run: ClosedLoopResult): boolean {
+  return isLoadBound(run.loadCpuMs / run.windowMs, run.loadEventLoopP99Ms);
 }
 
 export interface PlannedPhase {
@@ -34,10 +49,16 @@ export async function runClosedLoop(
   try {
     const message = await load.next<{ type: "result"; data: ClosedLoopResult[] }>("result", timeLimitMs + 15_000);
     samplers.forEach((sampler) => sampler.stop());
-    return message.data.map((result, i) => ({
-      ...result,
-      serverCores: samplers.get(phases[i]!.server)!.coresBetween(result.windowStart, result.windowEnd),
-    }));
+    return message.data.map((result, i) => {
+      const sampler = samplers.get(phases[i]!.server)!;
+      const { windowStart, windowEnd } = result;
+      return {
+        ...result,
+        serverCores: sampler.coresBetween(windowStart, windowEnd),
+        serverCpuMs: sampler.cpuMsBetween(windowStart, windowEnd),
+        serverWaitShare: sampler.waitShareBetween(windowStart, windowEnd),
+      };
+    });
   } finally {
     samplers.forEach((sampler) => sampler.stop());
     load.kill();

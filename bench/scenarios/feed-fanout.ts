@@ -1,7 +1,7 @@
 import type { FanoutResult } from "../load/fanout.js";
 import { beginResult, checkDeadline, type BenchContext, type Scenario } from "../lib/context.js";
 import { API, createPool, requestJson } from "../lib/http.js";
-import { readRss, waitForQuiet } from "../lib/proc.js";
+import { readCpuMs, readRss, waitForQuiet } from "../lib/proc.js";
 import { forkLoad, type ServerHandle } from "../lib/processes.js";
 import { startBaseline, startService } from "../lib/service.js";
 import { figure, median } from "../lib/stats.js";
@@ -11,6 +11,8 @@ const MAX_BYTES_PER_WAITER = 12 * KB;
 const MAX_TIME_RATIO = 1.5;
 
 interface FanoutRun extends FanoutResult {
+  /** Server CPU time from just before the trigger to the last answer, per answer after the trigger, in µs. */
+  cpuPerAnswerUs: number;
   rssBefore: number;
   rssAfter: number;
   bytesPerWaiter: number;
@@ -62,9 +64,22 @@ async function runOnce(context: BenchContext, server: ServerHandle, mode: "servi
     // Memory is read once the server has stopped working on the new requests.
     const quiet = await waitForQuiet(server.pid, { quietMs: 1500, maxMs: 20_000 });
     const rssAfter = readRss(server.pid);
+    // The server is idle here (quiet above): its CPU time from now to the last answer is the wake-up's.
+    const cpuBefore = readCpuMs(server.pid);
     load.send({ type: "fire" });
+    await load.next("answered", timeLimitMs);
+    const cpuMs = readCpuMs(server.pid) - cpuBefore;
+    load.send({ type: "close" });
     const { data } = await load.next<{ type: "result"; data: FanoutResult }>("result", timeLimitMs);
-    return { ...data, rssBefore, rssAfter, bytesPerWaiter: (rssAfter - rssBefore) / waiters, settledMs: quiet.waitedMs, settled: quiet.quiet };
+    return {
+      ...data,
+      cpuPerAnswerUs: (cpuMs * 1000) / data.afterFire,
+      rssBefore,
+      rssAfter,
+      bytesPerWaiter: (rssAfter - rssBefore) / waiters,
+      settledMs: quiet.waitedMs,
+      settled: quiet.quiet,
+    };
   } finally {
     load.kill();
     await load.exited();
@@ -108,6 +123,7 @@ export const feedFanout: Scenario = {
       `${waiters.toLocaleString("en-US")} connections from one load-generator process, opened in batches of 500, each holding one request: GET …/changes?since=<head>&wait=120 on the service, GET /hold on a bare Fastify route that keeps the reply in a Set. ${runs} run(s), each on a fresh server process, bare and service interleaved.`,
       "Memory: the server's VmRSS (/proc/<pid>/status) after warm-up and 1 s without CPU use, and again once the held requests are in and the server has used < 3 % CPU for 1.5 s; the difference divided by the number of requests (1 KB = 1,024 bytes). No GC is forced, so garbage not yet collected counts.",
       "Time: from sending the waking request (one one-line PATCH; POST /release for the bare route) to the last held request's answer, in the load generator.",
+      "Server CPU per answer: the server's CPU time (run time of all its threads, /proc/<pid>/task/*/schedstat) from just before the waking request (the server idle) to the load generator's report that every held request was answered (the connections stay open until it is read), divided by the answers after the trigger; the waking request's own cost is included.",
     );
     const add = (label: string, list: FanoutRun[]) => {
       result.rows.push({ label: `${label}: server memory per held request`, figure: figure(list.map((r) => r.bytesPerWaiter), "bytes") });
@@ -117,6 +133,7 @@ export const feedFanout: Scenario = {
       result.rows.push({ label: `${label}: median held request answered after`, figure: figure(list.map((r) => r.p50Ms), "ms") });
       result.rows.push({ label: `${label}: last held request answered after`, figure: figure(list.map((r) => r.lastMs), "ms") });
       result.rows.push({ label: `${label}: connections opened in`, figure: figure(list.map((r) => r.registerMs), "ms") });
+      result.rows.push({ label: `${label}: server CPU per ${label === "service" ? "feed answer" : "held request answered"}`, figure: figure(list.map((r) => r.cpuPerAnswerUs), "µs") });
     };
     add("service", service);
     add("bare Fastify", bare);

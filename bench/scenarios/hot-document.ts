@@ -1,7 +1,8 @@
 import { beginResult, checkDeadline, type BenchContext, type Scenario } from "../lib/context.js";
 import { startBaseline, startService, type ServiceUnderTest } from "../lib/service.js";
+import { LOAD_BOUND_RULE } from "../lib/load-bound.js";
 import { figure, median } from "../lib/stats.js";
-import { describeStatuses, runClosedLoop, type ClosedLoopRun, type PlannedPhase } from "./closed-loop-runs.js";
+import { cpuPerRequestUs, describeStatuses, loadBound, runClosedLoop, type ClosedLoopRun, type PlannedPhase } from "./closed-loop-runs.js";
 
 const CLIENTS = 50;
 
@@ -46,18 +47,23 @@ async function measure(context: BenchContext, id: string, title: string, documen
     for (const phase of measured) runs[phase.key]!.push(phase);
 
     const label = context.backend === "postgres" ? "service (PostgreSQL)" : "service (SQLite)";
-    const add = (name: string, list: ClosedLoopRun[]) => {
+    const add = (name: string, list: ClosedLoopRun[], perRequest: string) => {
       if (list.length === 0) return;
       result.rows.push({ label: `${name}: accepted/s`, figure: figure(list.map((r) => r.ratePerSecond), "req/s") });
+      result.rows.push({ label: `${name}: server CPU per ${perRequest}`, figure: figure(list.map(cpuPerRequestUs), "µs") });
       result.rows.push({ label: `${name}: p50 latency`, figure: figure(list.map((r) => r.p50Ms), "ms") });
       result.rows.push({ label: `${name}: p99 latency`, figure: figure(list.map((r) => r.p99Ms), "ms") });
       result.rows.push({ label: `${name}: server CPU in window`, figure: figure(list.map((r) => r.serverCores), "cores") });
+      result.rows.push({ label: `${name}: server main thread waited for its CPU`, figure: figure(list.map((r) => r.serverWaitShare * 100), "%") });
       result.rows.push({ label: `${name}: load generator CPU`, figure: figure(list.map((r) => r.loadCpuMs / r.windowMs), "cores") });
+      result.rows.push({ label: `${name}: load generator event-loop delay p99`, figure: figure(list.map((r) => r.loadEventLoopP99Ms), "ms") });
+      const bound = list.filter(loadBound).length;
+      if (bound > 0) result.notes.push(`${name}: the load generator was the bound in ${bound} of ${list.length} runs (${LOAD_BOUND_RULE}); those runs' rates are not the server's.`);
     };
-    add(label, runs.service!);
-    add("service (SQLite), same run", runs.sqliteService!);
-    add("bare SQLite-write route (WAL, synchronous=FULL)", runs.write!);
-    add("bare JSON route", runs.json!);
+    add(label, runs.service!, "accepted patch");
+    add("service (SQLite), same run", runs.sqliteService!, "accepted patch");
+    add("bare SQLite-write route (WAL, synchronous=FULL)", runs.write!, "request");
+    add("bare JSON route", runs.json!, "request");
 
     const serviceRate = median(runs.service!.map((r) => r.ratePerSecond));
     const writeRate = median(runs.write!.map((r) => r.ratePerSecond));
@@ -69,14 +75,16 @@ async function measure(context: BenchContext, id: string, title: string, documen
         : `Service: ${documents} documents of 50 lines; every patch goes to a random document; each client keeps its own copy of every document it touched (base = its last 200 on that document).`,
       "Bare SQLite-write route: POST of the same body size, one `INSERT` transaction per request, WAL with synchronous=FULL. Bare JSON route: GET of a small JSON.",
       "Counted: 200 answers completed inside the window; latency is from sending to the full answer.",
+      "Server CPU per accepted patch (per request for the baselines): the server process's CPU time (run time of all its threads, /proc/<pid>/task/*/schedstat, sampled every 100 ms and interpolated at the window's edges) inside the window, divided by the 200s completed inside it. \"Main thread waited for its CPU\": the run-queue time of the server's main thread as a share of the window: how much other processes (or its own helper threads) on its CPU held the event loop back.",
     );
     result.notes.push(`Statuses (all runs, service): ${describeStatuses(runs.service!)}; re-syncs by GET after a 409/422: ${runs.service!.reduce((s, r) => s + r.resyncs, 0)}.`);
     result.notes.push(`Paired runs, service / bare SQLite-write: ${paired.map((v) => v.toFixed(2)).join(", ")}.`);
     if (withTarget) {
+      const boundRuns = runs.service!.filter(loadBound).length;
       result.targets.push({
         id: "hot-vs-sqlite-write",
         label: `hot document (${context.backend}): accepted patches/s vs the bare SQLite-write route`,
-        measured: `${serviceRate.toFixed(0)} / ${writeRate.toFixed(0)} req/s`,
+        measured: `${serviceRate.toFixed(0)} / ${writeRate.toFixed(0)} req/s${boundRuns > 0 ? ` (load generator was the bound in ${boundRuns} of ${runs.service!.length} service runs)` : ""}`,
         value: serviceRate / writeRate,
         threshold: "≥ 1.0",
         met: serviceRate / writeRate >= 1.0,

@@ -1,7 +1,7 @@
 import { beginResult, checkDeadline, type BenchContext, type Scenario } from "../lib/context.js";
 import { startService, type ServiceUnderTest } from "../lib/service.js";
 import { figure, median } from "../lib/stats.js";
-import { describeStatuses, runClosedLoop, type ClosedLoopRun, type PlannedPhase } from "./closed-loop-runs.js";
+import { cpuPerRequestUs, describeStatuses, runClosedLoop, type ClosedLoopRun, type PlannedPhase } from "./closed-loop-runs.js";
 
 const CLIENTS = 50;
 const ID = "metrics-overhead";
@@ -43,12 +43,12 @@ async function measure(context: BenchContext) {
       result.rows.push({ label: `${name}: p99 latency`, figure: figure(list.map((r) => r.p99Ms), "ms") });
       result.rows.push({ label: `${name}: server CPU in window`, figure: figure(list.map((r) => r.serverCores), "cores") });
       // Less at the mercy of other load on the machine than the rate: what one patch cost the server.
-      result.rows.push({ label: `${name}: server CPU per accepted patch`, figure: figure(list.map((r) => (r.serverCores * 1e6) / r.ratePerSecond), "µs") });
+      result.rows.push({ label: `${name}: server CPU per accepted patch`, figure: figure(list.map(cpuPerRequestUs), "µs") });
     }
     const onRate = median(runs.on!.map((r) => r.ratePerSecond));
     const offRate = median(runs.off!.map((r) => r.ratePerSecond));
     const paired = runs.on!.map((r, i) => r.ratePerSecond / (runs.off![i]?.ratePerSecond ?? Number.NaN));
-    const cpuPerPatch = (list: ClosedLoopRun[]) => median(list.map((r) => r.serverCores / r.ratePerSecond));
+    const cpuPerPatch = (list: ClosedLoopRun[]) => median(list.map(cpuPerRequestUs));
     result.method.push(
       `${CLIENTS} clients in one load-generator process, each with one request in flight (closed loop), ${timing.warmupMs} ms warm-up, then ${timing.measureMs} ms measured; ${timing.runs} runs per service, on and off alternating (on first in even runs, off first in odd ones).`,
       "Two service processes on their own stores, the same build: one with the defaults (metrics on: every request observed in the duration histogram, every patch, commit and feed answer counted), one with SERVICE_METRICS_ENABLED=false (no /metrics, no observers). Each client owns one line of one shared document and replaces it, as in the hot-document scenario.",
