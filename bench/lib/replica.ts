@@ -3,18 +3,33 @@ import { applyOps, rebaseOps, splitLines, validateOps, type LineOperation, type 
 
 /**
  * What a simulated editor knows of a document: a version and its lines. The checksum is computed
- * on first use and kept, so clients that share a state object hash it once.
+ * on first use and kept, so clients that share a state object hash it once. The lines may be given
+ * as a function, computed on first use: a load generator that learns of many versions but patches
+ * on few of them builds only the texts it needs.
  */
 export class DocState {
   private sum: string | undefined;
+  private known: readonly string[] | undefined;
+  private compute: (() => readonly string[]) | undefined;
 
   constructor(
     readonly version: number,
-    readonly lines: readonly string[],
-  ) {}
+    lines: readonly string[] | (() => readonly string[]),
+  ) {
+    if (typeof lines === "function") this.compute = lines;
+    else this.known = lines;
+  }
 
   static fromText(version: number, text: string): DocState {
     return new DocState(version, splitLines(text));
+  }
+
+  get lines(): readonly string[] {
+    if (this.known === undefined) {
+      this.known = this.compute!();
+      this.compute = undefined;
+    }
+    return this.known;
   }
 
   /** `sha256:` of the LF text (docs/line-model.md#checksum). */

@@ -3,80 +3,47 @@
  * patch every `intervalMs` (skipping a tick while its previous patch is still in flight) and keeps
  * one long-poll on the change feed open at all times. Each author owns one line and keeps its own
  * view of the text: from the feed (`ops` from its version, or `content`) and from its own 200s
- * (`opsSinceBase` plus its rebased op). Texts of one version are shared between the authors of this
- * process (a cache keyed by version), so each version is hashed once.
+ * (`opsSinceBase` plus its rebased op).
  *
- * Recorded: every 200 (version, time, sender) and, per author, each time its view advanced
- * (version, time). The parent joins them into "acknowledged → seen by every other author" delays.
+ * Built to simulate 1,000 authors on one core: two raw keep-alive connections per author
+ * (bench/lib/raw-http.ts, no undici streams or abort signals), one ticker for all authors instead of
+ * a timer each, and one text per version shared by all authors (a cache keyed by version). Of an
+ * answer only the version is read at once; its text is built (the body parsed, the ops applied) when
+ * an author first patches on that version, and then once for all authors, so most versions are never
+ * built and none twice. A wrong text still shows: the next patch's checksum would not match and the
+ * service would refuse it (counted as a 409/422 and a re-sync). The answers of one burst are all
+ * read and timestamped before the next long-polls are written.
+ *
+ * Recorded: every 200 (version, time, sender, send time) and, per author, each time its view
+ * advanced (version, time). The parent joins them into the delays.
  *
  * Several runs per process (one per service and document the parent names), each:
- * ← run {document} → ready (feeds open) ← start {startAt} → drained {maxVersion} ← finish {maxVersion} → result
+ * ← run {document} → ready (feeds open) ← start {startAt} → drained {maxVersion} ← finish {maxVersion} → run-result
  * and ← run {done: true} ends the process.
  */
-import { setMaxListeners } from "node:events";
 import { writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fromParent, runChild, sendToParent, sleep, wallNow } from "../lib/child.js";
-import { API, abortable, createPool, requestJson } from "../lib/http.js";
+import { API } from "../lib/http.js";
+import { integerAfter, RawConnection } from "../lib/raw-http.js";
 import { DocState, afterAccepted, afterFeed, replaceLine, type ChangeFeedBody } from "../lib/replica.js";
+import { openEditors, waitUntil, type AuthorsResult, type Config, type RunMessage } from "./authors-shared.js";
 
-interface Config {
-  /** Global index of this process's first author; author g owns line g. */
-  firstAuthor: number;
-  authors: number;
-  totalAuthors: number;
-  intervalMs: number;
-  warmupMs: number;
-  measureMs: number;
-  /** Bound on waiting for in-flight patches after the last tick, and for the feeds to catch up. */
-  drainMs: number;
-  timeLimitMs: number;
-}
+export type { AuthorsResult } from "./authors-shared.js";
 
-interface RunMessage {
-  [key: string]: unknown;
-  type: "run";
-  done?: boolean;
-  /** A fresh service for every run. */
-  origin?: string;
-  documentId?: string;
-  text?: string;
-  version?: number;
-}
-
-export interface AuthorsResult {
-  /** Every 200: the version, when it arrived, who sent it and when it was sent. */
-  acks: { versions: number[]; times: number[]; senders: number[]; sentAt: number[] };
-  /** Per author of this process (index = global author − firstAuthor): when its view reached which version. */
-  views: { versions: number[]; times: number[] }[];
-  /** Send → 200 of each patch acknowledged inside the window. */
-  patchLatencies: number[];
-  sent: number;
-  /** Patches still unanswered when the drain bound ran out (aborted). */
-  unanswered: number;
-  /** When each patch without a 200 (aborted, failed, 409/422) was sent. */
-  failedSentAt: number[];
-  statuses: Record<string, number>;
-  resyncs: number;
-  skippedTicks: number;
-  ticks: number;
-  feedAnswers: number;
-  feedEmpty: number;
-  feedErrors: number;
-  loadEventLoopP99Ms: number;
-  loadCpuMs: number;
-}
-
-interface PatchAnswer {
-  version: number;
-  opsSinceBase: { op: "replace" | "insert" | "delete"; index: number; count?: number; lines?: string[] }[];
-}
+const CURRENT_VERSION = Buffer.from('"currentVersion":');
+const VERSION = Buffer.from('"version":');
+/** Versions kept for sharing (a state not yet built keeps its answer's body). */
+const CACHE_SIZE = 2048;
 
 interface Author {
   global: number;
+  clientId: string;
   state: DocState;
   seq: number;
   inFlight: boolean;
+  feed: RawConnection;
+  patch: RawConnection;
   view: { versions: number[]; times: number[] };
 }
 
@@ -86,44 +53,24 @@ runChild<Config, { runs: number }>(async (config) => {
   for (;;) {
     const message = await fromParent<RunMessage>("run", Math.max(1000, hardEnd - wallNow()));
     if (message.done) break;
-    // Fresh connections for every run, as fresh editors would open them.
-    const feedPool = createPool(message.origin!, config.authors);
-    const patchPool = createPool(message.origin!, config.authors);
-    try {
-      const result = await runOnce(config, feedPool, patchPool, message, hardEnd, runs);
-      await sendToParent({ type: "run-result", data: result });
-    } finally {
-      await Promise.all([feedPool.destroy(), patchPool.destroy()]);
-    }
+    const result = await runOnce(config, message, hardEnd, runs);
+    await sendToParent({ type: "run-result", data: result });
     runs++;
   }
   return { runs };
 });
 
-async function runOnce(
-  config: Config,
-  feedPool: ReturnType<typeof createPool>,
-  patchPool: ReturnType<typeof createPool>,
-  run: RunMessage,
-  hardEnd: number,
-  runIndex: number,
-): Promise<AuthorsResult> {
-  const documentId = run.documentId!;
-  const stopFeeds = new AbortController();
-  const stopPatches = new AbortController();
-  setMaxListeners(0, stopFeeds.signal, stopPatches.signal);
+async function runOnce(config: Config, run: RunMessage, hardEnd: number, runIndex: number): Promise<AuthorsResult> {
+  const contentPath = `${API}/documents/${run.documentId!}/content`;
+  const feedPath = `${API}/documents/${run.documentId!}/changes?wait=60&since=`;
   const initial = DocState.fromText(run.version!, run.text!);
   const cache = new Map<number, DocState>([[initial.version, initial]]);
-  const shared = (version: number, compute: () => DocState): DocState => {
-    let state = cache.get(version);
-    if (!state) {
-      state = compute();
-      cache.set(version, state);
-      // Insertion order is close to version order; a miss later costs a recomputation, never a wrong text.
-      for (const key of cache.keys()) {
-        if (cache.size <= 4096) break;
-        cache.delete(key);
-      }
+  const remember = (state: DocState): DocState => {
+    cache.set(state.version, state);
+    // Insertion order is close to version order; a miss later costs a recomputation, never a wrong text.
+    for (const key of cache.keys()) {
+      if (cache.size <= CACHE_SIZE) break;
+      cache.delete(key);
     }
     return state;
   };
@@ -132,22 +79,29 @@ async function runOnce(
   const failedSentAt: number[] = [];
   const debugLines: string[] = [];
   const statuses: Record<string, number> = {};
+  const count = (key: string | number) => (statuses[key] = (statuses[key] ?? 0) + 1);
   let sent = 0;
+  let inFlight = 0;
   let resyncs = 0;
   let skippedTicks = 0;
   let ticks = 0;
   let feedAnswers = 0;
-  let feedEmpty = 0;
+  let feedAnswersInWindow = 0;
   let feedErrors = 0;
   let maxVersion = initial.version;
   let windowStart = Number.POSITIVE_INFINITY;
   let windowEnd = Number.POSITIVE_INFINITY;
+  let feedsStopped = false;
+  let patchesStopped = false;
 
   const authors: Author[] = Array.from({ length: config.authors }, (_, i) => ({
     global: config.firstAuthor + i,
+    clientId: `author-${config.firstAuthor + i}-run-${runIndex}`,
     state: initial,
     seq: 0,
     inFlight: false,
+    feed: RawConnection.forOrigin(run.origin!),
+    patch: RawConnection.forOrigin(run.origin!),
     view: { versions: [], times: [] },
   }));
   const adopt = (author: Author, state: DocState, at: number) => {
@@ -158,163 +112,183 @@ async function runOnce(
     if (state.version > maxVersion) maxVersion = state.version;
   };
 
-  const feedLoop = async (author: Author) => {
-    while (!stopFeeds.signal.aborted && wallNow() < hardEnd) {
-      const atSince = author.state;
-      try {
-        const answer = await abortable(
-          requestJson<ChangeFeedBody>(feedPool, "GET", `${API}/documents/${documentId}/changes?since=${atSince.version}&wait=60`, undefined, stopFeeds.signal),
-          stopFeeds.signal,
-        );
-        const at = wallNow();
-        if (answer.status === 200 && answer.body) {
-          feedAnswers++;
-          const body = answer.body;
-          adopt(author, shared(body.currentVersion, () => afterFeed(atSince, body)), at);
-        } else if (answer.status === 204) {
-          feedEmpty++;
-        } else {
-          feedErrors++;
-          await sleep(50);
-        }
-      } catch (error) {
-        if (stopFeeds.signal.aborted) return;
-        feedErrors++;
-        if (feedErrors < 5) process.stderr.write(`feed error: ${String(error)}\n`);
-        await sleep(50);
+  // Answers of one burst are all read and timestamped first; the next long-polls go out after them.
+  const repoll: Author[] = [];
+  const flushPolls = () => {
+    for (const author of repoll.splice(0)) poll(author);
+  };
+  const pollSoon = (author: Author) => {
+    if (repoll.push(author) === 1) setImmediate(flushPolls);
+  };
+  const poll = (author: Author): void => {
+    if (feedsStopped || wallNow() > hardEnd) return;
+    const atSince = author.state;
+    author.feed.request("GET", feedPath + atSince.version, undefined, (error, status, body) => {
+      const at = wallNow();
+      if (error || (status !== 200 && status !== 204)) {
+        if (feedsStopped) return;
+        if (++feedErrors < 5) process.stderr.write(`feed error: ${error ? error.message : `status ${status}`}\n`);
+        setTimeout(() => poll(author), 50);
+        return;
       }
-    }
+      feedAnswers++;
+      if (at >= windowStart && at <= windowEnd) feedAnswersInWindow++;
+      if (status === 200) {
+        const version = integerAfter(body, CURRENT_VERSION);
+        // The text is built when first needed (a patch on it), from this answer's ops on the text at `since`.
+        const state = cache.get(version) ?? remember(new DocState(version, () => afterFeed(atSince, JSON.parse(body.toString()) as ChangeFeedBody).lines));
+        adopt(author, state, at);
+      }
+      pollSoon(author);
+    });
   };
 
-  const sendPatch = async (author: Author) => {
+  const resync = (author: Author) => {
+    resyncs++;
+    author.patch.request("GET", `${API}/documents/${run.documentId!}`, undefined, (error, status, body) => {
+      author.inFlight = false;
+      if (error || status !== 200) return;
+      const fresh = JSON.parse(body.toString()) as { version: number; content: string };
+      adopt(author, DocState.fromText(fresh.version, fresh.content), wallNow());
+    });
+  };
+
+  const sendPatch = (author: Author) => {
     author.inFlight = true;
+    inFlight++;
     const base = author.state;
     const seq = ++author.seq;
     const op = replaceLine(author.global, `author ${author.global} run ${runIndex} seq ${seq}`);
+    const body = `{"baseVersion":${base.version},"checksum":"${base.checksum}","clientId":"${author.clientId}","seq":${seq},"ops":${JSON.stringify(op.wire)}}`;
     const sentAt = wallNow();
-    try {
-      sent++;
-      const answer = await abortable(
-        requestJson<PatchAnswer>(
-          patchPool,
-          "PATCH",
-          `${API}/documents/${documentId}/content`,
-          { baseVersion: base.version, checksum: base.checksum, clientId: `author-${author.global}-run-${runIndex}`, seq, ops: op.wire },
-          stopPatches.signal,
-        ),
-        stopPatches.signal,
-      );
+    sent++;
+    author.patch.request("PATCH", contentPath, body, (error, status, answer) => {
       const at = wallNow();
-      statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-      if (answer.status === 200 && answer.body) {
-        const { version, opsSinceBase } = answer.body;
-        acks.versions.push(version);
-        acks.times.push(at);
-        acks.senders.push(author.global);
-        acks.sentAt.push(sentAt);
-        if (at >= windowStart && at <= windowEnd) patchLatencies.push(at - sentAt);
-        if (process.env.BENCH_DEBUG) debugLines.push(`ack ${author.global} sent +${(sentAt - windowStart).toFixed(0)} took ${(at - sentAt).toFixed(0)} v${version} base ${base.version}`);
-        adopt(author, shared(version, () => afterAccepted(base, op.normalized, version, opsSinceBase)), at);
-      } else {
+      inFlight--;
+      if (error) {
+        author.inFlight = false;
         failedSentAt.push(sentAt);
-        resyncs++;
-        const fresh = await requestJson<{ version: number; content: string }>(patchPool, "GET", `${API}/documents/${documentId}`, undefined, stopPatches.signal);
-        if (fresh.status === 200 && fresh.body) adopt(author, DocState.fromText(fresh.body.version, fresh.body.content), wallNow());
+        if (process.env.BENCH_DEBUG) debugLines.push(`fail ${author.global} sent +${(sentAt - windowStart).toFixed(0)} base ${base.version}`);
+        count(patchesStopped ? "aborted" : "error");
+        if (!patchesStopped && (statuses.error ?? 0) < 5) process.stderr.write(`patch error: ${error.message}\n`);
+        return;
       }
-    } catch (error) {
-      if (failedSentAt[failedSentAt.length - 1] !== sentAt) failedSentAt.push(sentAt);
-      if (process.env.BENCH_DEBUG) debugLines.push(`fail ${author.global} sent +${(sentAt - windowStart).toFixed(0)} base ${base.version}`);
-      const key = stopPatches.signal.aborted ? "aborted" : "error";
-      statuses[key] = (statuses[key] ?? 0) + 1;
-      if (key === "error" && (statuses.error ?? 0) < 5) process.stderr.write(`patch error: ${String(error)}\n`);
-    } finally {
+      count(status);
+      if (status !== 200) {
+        failedSentAt.push(sentAt);
+        resync(author);
+        return;
+      }
       author.inFlight = false;
-    }
+      const version = integerAfter(answer, VERSION);
+      acks.versions.push(version);
+      acks.times.push(at);
+      acks.senders.push(author.global);
+      acks.sentAt.push(sentAt);
+      if (at >= windowStart && at <= windowEnd) patchLatencies.push(at - sentAt);
+      if (process.env.BENCH_DEBUG) debugLines.push(`ack ${author.global} sent +${(sentAt - windowStart).toFixed(0)} took ${(at - sentAt).toFixed(0)} v${version} base ${base.version}`);
+      // The text is built when first needed: the foreign ops on the base, then this author's op rebased over them.
+      const opsSinceBase = () => (JSON.parse(answer.toString()) as { opsSinceBase: Parameters<typeof afterAccepted>[3] }).opsSinceBase;
+      const state = cache.get(version) ?? remember(new DocState(version, () => afterAccepted(base, op.normalized, version, opsSinceBase()).lines));
+      adopt(author, state, at);
+    });
   };
 
-  // Each author opens its editor first: a GET of the document, which also opens its patch connection.
-  let opened = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(64, authors.length) }, async () => {
-      while (opened < authors.length) {
-        opened++;
-        const loaded = await requestJson(patchPool, "GET", `${API}/documents/${documentId}`);
-        if (loaded.status !== 200) throw new Error(`GET of the document answered ${loaded.status}`);
-      }
-    }),
-  );
-  const feeds = authors.map((author) => feedLoop(author));
-  for (let waited = 0; feedPool.stats.connected < config.authors; waited += 20) {
-    if (waited > 60_000) throw new Error(`only ${feedPool.stats.connected} of ${config.authors} feed connections after 60 s`);
-    await sleep(20);
-  }
-  await sendToParent({ type: "ready" });
-  const { startAt } = await fromParent<{ type: "start"; startAt: number }>("start", 120_000);
-  windowStart = startAt + config.warmupMs;
-  windowEnd = windowStart + config.measureMs;
+  try {
+    // Each author opens its editor first: a GET of the document, which also opens its patch connection.
+    await openEditors(authors.map((author) => author.patch), `${API}/documents/${run.documentId!}`, 64);
+    for (const author of authors) poll(author);
+    await waitUntil(() => authors.every((author) => author.feed.connected), 60_000, "feed connections");
+    await sendToParent({ type: "ready" });
+    const { startAt } = await fromParent<{ type: "start"; startAt: number }>("start", 120_000);
+    windowStart = startAt + config.warmupMs;
+    windowEnd = windowStart + config.measureMs;
 
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
-  const cpuBefore = process.cpuUsage();
-  const patchEnd = windowEnd;
-  const patching: Promise<void>[] = [];
-  const timers = authors.map((author) => {
-    let next = startAt + (author.global / config.totalAuthors) * config.intervalMs;
-    let timer: NodeJS.Timeout;
-    const schedule = () => {
-      timer = setTimeout(() => {
-        if (next >= patchEnd || wallNow() > hardEnd) return;
+    // Event-loop delay inside the measurement window only (the load-bound test is about the window).
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    let cpuAtStart = process.cpuUsage();
+    const windowTimers = [
+      setTimeout(() => {
+        delay.enable();
+        cpuAtStart = process.cpuUsage();
+      }, windowStart - wallNow()),
+      setTimeout(() => {
+        delay.disable();
+        const cpu = process.cpuUsage(cpuAtStart);
+        const ms = (p: number) => (delay.percentile(p) / 1e6).toFixed(0);
+        if (process.env.BENCH_DEBUG) process.stderr.write(`authors: in the window: CPU user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms; event-loop delay p50 ${ms(50)} p90 ${ms(90)} p99 ${ms(99)} max ${(delay.max / 1e6).toFixed(0)} ms over ${delay.count} samples\n`);
+      }, windowEnd - wallNow()),
+    ];
+    // One ticker for all authors: author g's k-th tick is due at startAt + (k + g / total) × interval.
+    const patchEnd = windowEnd;
+    let round = 0;
+    let cursor = 0;
+    const dueAt = () => startAt + (round + authors[cursor]!.global / config.totalAuthors) * config.intervalMs;
+    let ticker: NodeJS.Timeout | undefined;
+    const tick = () => {
+      const now = wallNow();
+      for (let due = dueAt(); due <= now; due = dueAt()) {
+        if (due >= patchEnd || now > hardEnd) return;
+        const author = authors[cursor]!;
         ticks++;
         if (author.inFlight) skippedTicks++;
-        else patching.push(sendPatch(author));
-        next += config.intervalMs;
-        schedule();
-      }, Math.max(0, next - wallNow()));
+        else sendPatch(author);
+        if (++cursor === authors.length) {
+          cursor = 0;
+          round++;
+        }
+      }
+      ticker = setTimeout(tick, Math.max(0, dueAt() - wallNow()));
     };
-    schedule();
-    return () => clearTimeout(timer);
-  });
-  await sleep(Math.max(0, patchEnd - wallNow()));
-  const debug = (what: string) => {
-    if (process.env.BENCH_DEBUG) process.stderr.write(`authors ${config.firstAuthor}: ${what} at +${((wallNow() - patchEnd) / 1000).toFixed(2)} s\n`);
-  };
-  debug("window over");
-  timers.forEach((clear) => clear());
-  // Patches still in flight get a bounded time; then they are given up (and counted).
-  const settled = Promise.all(patching);
-  if ((await Promise.race([settled.then(() => "done" as const), sleep(config.drainMs).then(() => "late" as const)])) === "late") stopPatches.abort();
-  debug("drain bound");
-  await settled;
-  debug("patches settled");
-  const unanswered = statuses.aborted ?? 0;
+    ticker = setTimeout(tick, Math.max(0, startAt - wallNow()));
+    await sleep(Math.max(0, patchEnd - wallNow()));
+    const debug = (what: string) => {
+      if (process.env.BENCH_DEBUG) process.stderr.write(`authors: ${what} at +${((wallNow() - patchEnd) / 1000).toFixed(2)} s\n`);
+    };
+    debug("window over");
+    clearTimeout(ticker);
+    // Patches still in flight get a bounded time; then they are given up (and counted).
+    const settled = await waitUntil(() => inFlight === 0, config.drainMs, "").then(
+      () => true,
+      () => false,
+    );
+    if (!settled) {
+      patchesStopped = true;
+      for (const author of authors) author.patch.stop();
+    }
+    debug("patches settled");
+    const unanswered = statuses.aborted ?? 0;
 
-  await sendToParent({ type: "drained", maxVersion });
-  const finish = await fromParent<{ type: "finish"; maxVersion: number }>("finish", config.drainMs + 60_000);
-  const drainEnd = Math.min(wallNow() + config.drainMs, hardEnd);
-  while (wallNow() < drainEnd && authors.some((author) => author.state.version < finish.maxVersion)) await sleep(20);
-  const cpu = process.cpuUsage(cpuBefore);
-  delay.disable();
-  debug("feeds caught up");
-  stopFeeds.abort();
-  await Promise.allSettled(feeds);
-  debug("feeds stopped");
-  if (process.env.BENCH_DEBUG) writeFileSync(`${process.env.BENCH_DEBUG}-${config.firstAuthor}-${runIndex}.log`, debugLines.join("\n"));
-
-  return {
-    acks,
-    views: authors.map((author) => author.view),
-    patchLatencies,
-    sent,
-    unanswered,
-    failedSentAt,
-    statuses,
-    resyncs,
-    skippedTicks,
-    ticks,
-    feedAnswers,
-    feedEmpty,
-    feedErrors,
-    loadEventLoopP99Ms: delay.percentile(99) / 1e6,
-    loadCpuMs: (cpu.user + cpu.system) / 1000,
-  };
+    await sendToParent({ type: "drained", maxVersion });
+    const finish = await fromParent<{ type: "finish"; maxVersion: number }>("finish", config.drainMs + 60_000);
+    const drainEnd = Math.min(wallNow() + config.drainMs, hardEnd);
+    while (wallNow() < drainEnd && authors.some((author) => author.state.version < finish.maxVersion)) await sleep(20);
+    windowTimers.forEach(clearTimeout);
+    delay.disable();
+    debug("feeds caught up");
+    if (process.env.BENCH_DEBUG) writeFileSync(`${process.env.BENCH_DEBUG}-${config.firstAuthor}-${runIndex}.log`, debugLines.join("\n"));
+    return {
+      acks,
+      views: authors.map((author) => author.view),
+      patchLatencies,
+      sent,
+      unanswered,
+      failedSentAt,
+      statuses,
+      resyncs,
+      skippedTicks,
+      ticks,
+      feedAnswers,
+      feedAnswersInWindow,
+      feedErrors,
+      loadEventLoopP99Ms: delay.count > 0 ? delay.percentile(99) / 1e6 : Number.NaN,
+    };
+  } finally {
+    feedsStopped = true;
+    patchesStopped = true;
+    for (const author of authors) {
+      author.feed.stop();
+      author.patch.stop();
+    }
+  }
 }

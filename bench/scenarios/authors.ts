@@ -3,15 +3,14 @@ import { wallNow } from "../lib/child.js";
 import { beginResult, type BenchContext, type Scenario } from "../lib/context.js";
 import { CpuSampler } from "../lib/cpu-sampler.js";
 import { API, createPool, requestJson } from "../lib/http.js";
+import { isLoadBound, LOAD_BOUND_RULE } from "../lib/load-bound.js";
 import { forkLoad, type LoadHandle } from "../lib/processes.js";
 import { startService } from "../lib/service.js";
-import { figure, formatNumber, Histogram, median, percentile } from "../lib/stats.js";
+import { percentile } from "../lib/stats.js";
+import { analyse, INTERVAL_MS, TARGET_N, type AuthorsRun } from "./authors-analysis.js";
+import { authorsRows, authorsTarget } from "./authors-report.js";
 
-const INTERVAL_MS = 400;
-const TARGET_N = 1000;
-const TARGET_P95_MS = 1000;
-
-interface Plan {
+export interface Plan {
   levels: number[];
   runs: number;
   warmupMs: number;
@@ -21,45 +20,11 @@ interface Plan {
 
 /** BENCH_AUTHORS_LEVELS=400,1000 measures only those N (for looking into one level; not for the published figures). */
 function planFor(context: BenchContext): Plan {
-  const levels = process.env.BENCH_AUTHORS_LEVELS?.split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0);
-  const plan = planForMode(context);
-  return levels && levels.length > 0 ? { ...plan, levels } : plan;
-}
-
-function planForMode(context: BenchContext): Plan {
-  return context.quick
+  const levels = process.env.BENCH_AUTHORS_LEVELS?.split(",").map(Number).filter((n) => Number.isInteger(n) && n > 1);
+  const plan = context.quick
     ? { levels: [20, 50, 100], runs: 1, warmupMs: 800, measureMs: 1600, drainMs: 2000 }
     : { levels: [50, 100, 200, 400, 800, 1000], runs: 3, warmupMs: 800, measureMs: 2400, drainMs: 3000 };
-}
-
-/** Load-generator processes for N authors: one up to 400, two above (so one process's event loop does not add to the delays). */
-function processesFor(n: number): number {
-  return n > 400 ? 2 : 1;
-}
-
-export interface AuthorsRun {
-  n: number;
-  acknowledgedShare: number;
-  sendP50: number;
-  sendP95: number;
-  patchP50: number;
-  patchP95: number;
-  unanswered: number;
-  pairP50: number;
-  pairP95: number;
-  allP50: number;
-  allP95: number;
-  pairs: number;
-  undelivered: number;
-  acceptedPerSecond: number;
-  skippedTickShare: number;
-  statuses: Record<string, number>;
-  resyncs: number;
-  feedAnswers: number;
-  serverCores: number;
-  /** Cores used by the load-generator processes together in the window (they share the machine's 2 with the service). */
-  loadCores: number;
-  loadEventLoopP99Ms: number;
+  return levels && levels.length > 0 ? { ...plan, levels } : plan;
 }
 
 async function createDocument(origin: string, n: number): Promise<{ id: string; text: string; version: number }> {
@@ -74,114 +39,14 @@ async function createDocument(origin: string, n: number): Promise<{ id: string; 
   }
 }
 
-/**
- * Joins acknowledgements and views: for every patch acknowledged in the window, when every other
- * author's view first included its version, measured from the acknowledgement (the target's
- * definition) and from the moment the patch was sent (what an author waits end to end).
- */
-function analyse(results: AuthorsResult[], windowStart: number, windowEnd: number) {
-  const views: { versions: number[]; times: number[] }[] = results.flatMap((r) => r.views);
-  const pairs = new Histogram(60_000);
-  const fromSend = new Histogram(60_000);
-  const perPatch: number[] = [];
-  let undelivered = 0;
-  let accepted = 0;
-  let counted = 0;
-  for (const result of results) {
-    const { versions, times, senders, sentAt } = result.acks;
-    for (let k = 0; k < versions.length; k++) {
-      const ackAt = times[k]!;
-      if (ackAt >= windowStart && ackAt <= windowEnd) accepted++;
-      // Every patch alive in the window counts: sent by its end, and not acknowledged before its start.
-      if (ackAt < windowStart || sentAt[k]! > windowEnd) continue;
-      counted++;
-      const version = versions[k]!;
-      let worst = 0;
-      for (let author = 0; author < views.length; author++) {
-        if (author === senders[k]) continue;
-        const view = views[author]!;
-        // The first moment this author's view reached `version` (views only ever advance).
-        let low = 0;
-        let high = view.versions.length;
-        while (low < high) {
-          const middle = (low + high) >> 1;
-          if (view.versions[middle]! >= version) high = middle;
-          else low = middle + 1;
-        }
-        const seenAt = low < view.versions.length ? view.times[low]! : Number.POSITIVE_INFINITY;
-        const delay = Math.max(0, seenAt - ackAt);
-        if (!Number.isFinite(delay)) undelivered++;
-        pairs.add(delay);
-        fromSend.add(seenAt - sentAt[k]!);
-        if (delay > worst) worst = delay;
-      }
-      perPatch.push(worst);
-    }
-  }
-  // A patch alive in the window that never got its 200 (still unanswered at the drain bound and
-  // aborted, failed, 409/422) reached nobody as far as its author knows: every pair counts as never.
-  let failed = 0;
-  for (const result of results) {
-    for (const sentAt of result.failedSentAt) {
-      if (sentAt > windowEnd) continue;
-      failed++;
-      for (let other = 1; other < views.length; other++) {
-        pairs.add(Number.POSITIVE_INFINITY);
-        fromSend.add(Number.POSITIVE_INFINITY);
-      }
-      perPatch.push(Number.POSITIVE_INFINITY);
-    }
-  }
-  return {
-    acknowledgedShare: counted / Math.max(1, counted + failed),
-    pairP50: pairs.percentile(50),
-    pairP95: pairs.percentile(95),
-    sendP50: fromSend.percentile(50),
-    sendP95: fromSend.percentile(95),
-    allP50: percentile(perPatch, 50),
-    allP95: percentile(perPatch, 95),
-    pairs: pairs.count,
-    undelivered,
-    acceptedPerSecond: (accepted / (windowEnd - windowStart)) * 1000,
-  };
-}
-
-/** The load-generator processes of one N, kept for all its runs. */
-interface Generators {
-  loads: LoadHandle[];
-  close(): Promise<void>;
-}
-
-function startGenerators(n: number, plan: Plan): Generators {
-  const processCount = processesFor(n);
-  const loads: LoadHandle[] = [];
-  for (let p = 0; p < processCount; p++) {
-    const first = Math.floor((p * n) / processCount);
-    const last = Math.floor(((p + 1) * n) / processCount);
-    loads.push(
-      forkLoad("authors", {
-        firstAuthor: first,
-        authors: last - first,
-        totalAuthors: n,
-        intervalMs: INTERVAL_MS,
-        warmupMs: plan.warmupMs,
-        measureMs: plan.measureMs,
-        drainMs: plan.drainMs,
-        timeLimitMs: 600_000,
-      }),
-    );
-  }
-  return {
-    loads,
-    close: async () => {
-      loads.forEach((load) => load.send({ type: "run", done: true }));
-      await Promise.all(loads.map((load) => load.exited(5_000)));
-    },
-  };
+/** The one load-generator process of an N (all N authors, on the load side's core), kept for all its runs. */
+function startGenerator(n: number, plan: Plan): LoadHandle {
+  const config = { firstAuthor: 0, authors: n, totalAuthors: n, intervalMs: INTERVAL_MS, warmupMs: plan.warmupMs, measureMs: plan.measureMs, drainMs: plan.drainMs, timeLimitMs: 600_000 };
+  return forkLoad("authors", config);
 }
 
 /** One run on a fresh service (an overloaded run leaves a backlog that must not spill into the next). */
-async function runOnce(context: BenchContext, generators: Generators, n: number, plan: Plan, profileDir?: string): Promise<AuthorsRun> {
+async function runOnce(context: BenchContext, load: LoadHandle, n: number, plan: Plan, profileDir?: string): Promise<AuthorsRun> {
   const marks: [string, number][] = [["start", performance.now()]];
   const mark = (name: string) => marks.push([name, performance.now()]);
   const service = await startService({
@@ -192,52 +57,51 @@ async function runOnce(context: BenchContext, generators: Generators, n: number,
     ...(context.pgUrl ? { pgUrl: context.pgUrl } : {}),
   });
   const sampler = new CpuSampler(service.pid, 100);
-  const loadSamplers = generators.loads.map((load) => new CpuSampler(load.pid, 100));
+  const loadSampler = new CpuSampler(load.pid, 100);
   try {
     mark("service");
     const document = await createDocument(service.origin, n);
     mark("document");
-    const { loads } = generators;
-    loads.forEach((load) => load.send({ type: "run", origin: service.origin, documentId: document.id, text: document.text, version: document.version }));
-    await Promise.all(loads.map((load) => load.next("ready", 90_000)));
+    load.send({ type: "run", origin: service.origin, documentId: document.id, text: document.text, version: document.version });
+    await load.next("ready", 90_000);
     mark("ready");
     const startAt = wallNow() + 300;
-    loads.forEach((load) => load.send({ type: "start", startAt }));
-    const drained = await Promise.all(
-      loads.map((load) => load.next<{ type: "drained"; maxVersion: number }>("drained", plan.warmupMs + plan.measureMs + plan.drainMs + 30_000)),
-    );
+    load.send({ type: "start", startAt });
+    const drained = await load.next<{ type: "drained"; maxVersion: number }>("drained", plan.warmupMs + plan.measureMs + plan.drainMs + 30_000);
     mark("drained");
-    const maxVersion = Math.max(...drained.map((d) => d.maxVersion));
-    loads.forEach((load) => load.send({ type: "finish", maxVersion }));
-    const results = (await Promise.all(loads.map((load) => load.next<{ type: "run-result"; data: AuthorsResult }>("run-result", plan.drainMs + 60_000)))).map(
-      (message) => message.data,
-    );
+    load.send({ type: "finish", maxVersion: drained.maxVersion });
+    const result = (await load.next<{ type: "run-result"; data: AuthorsResult }>("run-result", plan.drainMs + 60_000)).data;
     mark("results");
     sampler.stop();
-    for (const loadSampler of loadSamplers) loadSampler.stop();
+    loadSampler.stop();
     const windowStart = startAt + plan.warmupMs;
     const windowEnd = windowStart + plan.measureMs;
-    const statuses: Record<string, number> = {};
-    for (const result of results) for (const [status, count] of Object.entries(result.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
-    const ticks = results.reduce((sum, r) => sum + r.ticks, 0);
-    const latencies = results.flatMap((r) => r.patchLatencies);
+    const delays = analyse(result, windowStart, windowEnd);
+    const serviceCpuMs = sampler.cpuMsBetween(windowStart, windowEnd);
+    const loadCores = loadSampler.coresBetween(windowStart, windowEnd);
     return {
       n,
-      ...analyse(results, windowStart, windowEnd),
-      patchP50: percentile(latencies, 50),
-      patchP95: percentile(latencies, 95),
-      skippedTickShare: results.reduce((sum, r) => sum + r.skippedTicks, 0) / Math.max(1, ticks),
-      statuses,
-      unanswered: results.reduce((sum, r) => sum + r.unanswered, 0),
-      resyncs: results.reduce((sum, r) => sum + r.resyncs, 0),
-      feedAnswers: results.reduce((sum, r) => sum + r.feedAnswers, 0),
-      serverCores: sampler.coresBetween(windowStart, windowEnd),
-      loadCores: loadSamplers.reduce((sum, loadSampler) => sum + loadSampler.coresBetween(windowStart, windowEnd), 0),
-      loadEventLoopP99Ms: Math.max(...results.map((r) => r.loadEventLoopP99Ms)),
+      ...delays,
+      patchP50: percentile(result.patchLatencies, 50),
+      patchP95: percentile(result.patchLatencies, 95),
+      acceptedPerSecond: (delays.acceptedInWindow / plan.measureMs) * 1000,
+      skippedTickShare: result.skippedTicks / Math.max(1, result.ticks),
+      statuses: result.statuses,
+      unanswered: result.unanswered,
+      resyncs: result.resyncs,
+      feedAnswersPerSecond: (result.feedAnswersInWindow / plan.measureMs) * 1000,
+      serverCores: serviceCpuMs / plan.measureMs,
+      cpuPerPatchUs: (serviceCpuMs * 1000) / delays.acceptedInWindow,
+      cpuPerFeedAnswerUs: (serviceCpuMs * 1000) / result.feedAnswersInWindow,
+      loadCores,
+      loadEventLoopP99Ms: result.loadEventLoopP99Ms,
+      loadBound: isLoadBound(loadCores, result.loadEventLoopP99Ms),
+      serverWaitShare: sampler.waitShareBetween(windowStart, windowEnd),
+      loadWaitShare: loadSampler.waitShareBetween(windowStart, windowEnd),
     };
   } finally {
     sampler.stop();
-    for (const loadSampler of loadSamplers) loadSampler.stop();
+    loadSampler.stop();
     // Its backlog is of no interest: a short grace, then SIGKILL (unless a profile must be written).
     await service.close(profileDir ? 20_000 : 2_000);
     mark("closed");
@@ -251,27 +115,28 @@ function runCostMs(plan: Plan, n: number): number {
 }
 
 async function measureLevel(context: BenchContext, n: number, plan: Plan, profileDir?: string): Promise<AuthorsRun[]> {
-  const generators = startGenerators(n, plan);
+  const load = startGenerator(n, plan);
   const runs: AuthorsRun[] = [];
   try {
     for (let run = 0; run < plan.runs; run++) {
       if (performance.now() + runCostMs(plan, n) > context.deadline) break;
-      const measured = await runOnce(context, generators, n, plan, profileDir);
+      const r = await runOnce(context, load, n, plan, profileDir);
       context.log(
-        `N=${n} run ${run + 1}: pair p50 ${measured.pairP50.toFixed(0)} ms, p95 ${measured.pairP95.toFixed(0)} ms; all-others p95 ${measured.allP95.toFixed(0)} ms; patch p50 ${measured.patchP50.toFixed(0)} ms; ${(measured.acknowledgedShare * 100).toFixed(0)} % acknowledged; ${measured.acceptedPerSecond.toFixed(0)} patches/s; server ${measured.serverCores.toFixed(2)} cores`,
+        `N=${n} run ${run + 1}: end to end p50 ${r.e2eP50.toFixed(0)} ms, p95 ${r.e2eP95.toFixed(0)} ms; ${(r.acknowledgedShare * 100).toFixed(1)} % acknowledged; ${(r.skippedTickShare * 100).toFixed(0)} % ticks skipped; ${r.acceptedPerSecond.toFixed(0)} patches/s; service ${r.serverCores.toFixed(2)} cores, ${r.cpuPerPatchUs.toFixed(0)} µs/patch, ${r.cpuPerFeedAnswerUs.toFixed(0)} µs/feed answer; load generator ${r.loadCores.toFixed(2)} cores, event-loop p99 ${r.loadEventLoopP99Ms.toFixed(0)} ms${r.loadBound ? " (LOAD-BOUND)" : ""}; waited for their CPU: service ${(r.serverWaitShare * 100).toFixed(0)} %, load generator ${(r.loadWaitShare * 100).toFixed(0)} % of the window`,
       );
-      runs.push(measured);
+      runs.push(r);
     }
   } finally {
-    await generators.close().catch(() => undefined);
-    generators.loads.forEach((load) => load.kill());
+    load.send({ type: "run", done: true });
+    await load.exited(5_000).catch(() => undefined);
+    load.kill();
   }
   return runs;
 }
 
 export const authors: Scenario = {
   id: "authors",
-  title: "Authors on one document: acknowledgement → arrival at every other author",
+  title: "Authors on one document: a patch's way from its sender to every other author",
   budgetS: { full: 185, quick: 45 },
   run: async (context) => {
     const { result, finish } = beginResult(authors.id, authors.title, context.backend);
@@ -289,50 +154,16 @@ export const authors: Scenario = {
       else skipped.push(n);
     }
     if (skipped.length > 0) result.notes.push(`Not measured for lack of time in this run: N = ${skipped.join(", ")}.`);
-
     result.method.push(
-      `N authors on one document of N lines; each sends a one-line patch (its own line) every ${INTERVAL_MS} ms, skipping a tick while its previous patch is in flight, and keeps one long-poll (GET …/changes?since=<its version>&wait=60) open; ${plan.runs} run(s) per N, each on a fresh document; ${plan.warmupMs} ms warm-up, ${plan.measureMs} ms measured, then the feeds drain (≤ ${plan.drainMs} ms).`,
-      "Every run on a fresh service process (an overloaded run leaves a backlog behind). An author's view advances with every feed answer and with its own 200s (`opsSinceBase` + its rebased op), as an editor's does. Delay of a pair = the first time the other author's view includes the version − the time the sender got its 200 (never below 0); a patch never seen counts as infinite.",
-      "\"pair\" percentiles run over every (patch, other author) pair; \"all others\" over patches, each taking its slowest other author (the time until every other author has it); \"from send\" measures the same pairs from the moment the patch was sent instead of its 200. Counted: every patch alive during the window (sent before its end, not acknowledged before its start); one acknowledged by the drain bound with its real delays, one without a 200 by then (aborted, failed, 409/422) as never arriving at any other author, so an overloaded service cannot look fast by answering few patches.",
-      `Load generators: one process up to N = 400, two above; times are wall-clock (performance.timeOrigin + now) and comparable across them.`,
+      `N authors on one document of N lines; each sends a one-line patch (its own line) every ${INTERVAL_MS} ms, skipping a tick while its previous patch is in flight, and keeps one long-poll (GET …/changes?since=<its version>&wait=60) open; ${plan.runs} run(s) per N, each on a fresh service process and document (an overloaded run leaves a backlog behind); ${plan.warmupMs} ms warm-up, ${plan.measureMs} ms measured, then the feeds drain (≤ ${plan.drainMs} ms).`,
+      "An author's view advances with every feed answer and with its own 200s (`opsSinceBase` + its rebased op), as an editor's does. Headline, \"end to end\": per patch, from the moment its author sent it to the moment the last other author's view included its version (the slowest of the N − 1), percentiles over patches. \"send → pair\": the same from send, over every (patch, other author) pair. Secondary, from the sender's 200 instead of the send: \"ack → pair\" and \"ack → all others\".",
+      "Counted: every patch alive during the window (sent before its end, not acknowledged before its start); one acknowledged by the drain bound with its real delays, one without a 200 by then (aborted, failed, 409/422) as never arriving at any other author (infinite), so an overloaded service cannot look fast by answering few patches. \"Never acknowledged\" is the share of those patches without a 200.",
+      "One load-generator process for all N authors (two raw keep-alive connections per author, one ticker for all, one text per version shared by all authors); times are wall-clock (performance.timeOrigin + now).",
+      `Service CPU per accepted patch / per feed answer: the service process's CPU time (all threads) inside the window, divided by the 200s / the feed answers (200 and 204) that arrived in the window; each figure charges all the service's work to one kind of request. Load-bound: ${LOAD_BOUND_RULE}; then its figures are not the service's, and the target is not evaluated. "Main thread waited for its CPU": the run-queue time of the process's main thread (/proc/<pid>/task/<pid>/schedstat) as a share of the window: how much other processes (or its own helper threads) on its CPU held the event loop back; a load generator held back that way lags too, and counts as load-bound.`,
     );
-    let largest = 0;
-    let largestAll = 0;
-    for (const [n, runs] of byLevel) {
-      result.rows.push({ label: `N=${n}: pair p50`, figure: figure(runs.map((r) => r.pairP50), "ms") });
-      result.rows.push({ label: `N=${n}: pair p95`, figure: figure(runs.map((r) => r.pairP95), "ms") });
-      result.rows.push({ label: `N=${n}: all others p50`, figure: figure(runs.map((r) => r.allP50), "ms") });
-      result.rows.push({ label: `N=${n}: all others p95`, figure: figure(runs.map((r) => r.allP95), "ms") });
-      result.rows.push({ label: `N=${n}: pair p50 from send`, figure: figure(runs.map((r) => r.sendP50), "ms") });
-      result.rows.push({ label: `N=${n}: pair p95 from send`, figure: figure(runs.map((r) => r.sendP95), "ms") });
-      result.rows.push({ label: `N=${n}: patch send → 200, p50`, figure: figure(runs.map((r) => r.patchP50), "ms") });
-      result.rows.push({ label: `N=${n}: patch send → 200, p95`, figure: figure(runs.map((r) => r.patchP95), "ms") });
-      result.rows.push({ label: `N=${n}: patches acknowledged (of those sent)`, figure: figure(runs.map((r) => r.acknowledgedShare * 100), "%") });
-      result.rows.push({ label: `N=${n}: accepted patches/s (offered ${(n * 1000) / INTERVAL_MS}/s)`, figure: figure(runs.map((r) => r.acceptedPerSecond), "req/s") });
-      result.rows.push({ label: `N=${n}: ticks skipped (patch still in flight)`, figure: figure(runs.map((r) => r.skippedTickShare * 100), "%") });
-      result.rows.push({ label: `N=${n}: server CPU`, figure: figure(runs.map((r) => r.serverCores), "cores") });
-      result.rows.push({ label: `N=${n}: load generators' CPU`, figure: figure(runs.map((r) => r.loadCores), "cores") });
-      const p95 = median(runs.map((r) => r.pairP95));
-      if (p95 < TARGET_P95_MS && n > largest) largest = n;
-      if (median(runs.map((r) => r.allP95)) < TARGET_P95_MS && n > largestAll) largestAll = n;
-      const statuses = runs.map((r) => Object.entries(r.statuses).map(([s, c]) => `${s}: ${c}`).join(" ")).join(" / ");
-      result.notes.push(
-        `N=${n} (${runs.length} runs): statuses ${statuses}; unanswered at the drain bound ${runs.map((r) => r.unanswered).join(", ")}; re-syncs ${runs.reduce((s, r) => s + r.resyncs, 0)}; undelivered pairs ${runs.map((r) => r.undelivered).join(", ")} of ${runs.map((r) => r.pairs).join(", ")}; load-generator event-loop delay p99 ${runs.map((r) => r.loadEventLoopP99Ms.toFixed(0)).join(", ")} ms.`,
-      );
-    }
-    result.notes.unshift(`Largest N whose median pair p95 stays under 1 s: ${largest || "none"}; by the stricter "all others" p95: ${largestAll || "none"}.`);
-    const atTarget = byLevel.get(TARGET_N);
-    if (atTarget) {
-      const p95 = median(atTarget.map((r) => r.pairP95));
-      result.targets.push({
-        id: "authors-p95",
-        label: `authors: p95 acknowledgement → arrival at N = ${TARGET_N} under 1 s`,
-        measured: `pair p95 ${formatNumber(p95)} ms (all-others p95 ${formatNumber(median(atTarget.map((r) => r.allP95)))} ms; ${formatNumber(median(atTarget.map((r) => r.acknowledgedShare * 100)))} % of patches acknowledged)`,
-        value: p95 / TARGET_P95_MS,
-        threshold: "< 1.0 (p95 / 1 s)",
-        met: p95 < TARGET_P95_MS,
-      });
-    }
+    authorsRows(result, byLevel);
+    const target = authorsTarget(byLevel.get(TARGET_N));
+    if (target) result.targets.push(target);
     return finish();
   },
   profile: async (context, profileDir) => {

@@ -1,0 +1,73 @@
+/** What the authors load generator (bench/load/authors.ts) and its scenario share, and its set-up steps. */
+import { sleep } from "../lib/child.js";
+import { rawRequest, type RawConnection } from "../lib/raw-http.js";
+
+export interface Config {
+  /** Global index of this process's first author; author g owns line g. */
+  firstAuthor: number;
+  authors: number;
+  totalAuthors: number;
+  intervalMs: number;
+  warmupMs: number;
+  measureMs: number;
+  /** Bound on waiting for in-flight patches after the last tick, and for the feeds to catch up. */
+  drainMs: number;
+  timeLimitMs: number;
+}
+
+export interface RunMessage {
+  [key: string]: unknown;
+  type: "run";
+  done?: boolean;
+  /** A fresh service for every run. */
+  origin?: string;
+  documentId?: string;
+  text?: string;
+  version?: number;
+}
+
+export interface AuthorsResult {
+  /** Every 200: the version, when it arrived, who sent it and when it was sent. */
+  acks: { versions: number[]; times: number[]; senders: number[]; sentAt: number[] };
+  /** Per author of this process (index = global author − firstAuthor): when its view reached which version. */
+  views: { versions: number[]; times: number[] }[];
+  /** Send → 200 of each patch acknowledged inside the window. */
+  patchLatencies: number[];
+  sent: number;
+  /** Patches still unanswered when the drain bound ran out (aborted). */
+  unanswered: number;
+  /** When each patch without a 200 (aborted, failed, 409/422) was sent. */
+  failedSentAt: number[];
+  statuses: Record<string, number>;
+  resyncs: number;
+  skippedTicks: number;
+  ticks: number;
+  /** Feed answers (200 and 204) received in the whole run, and inside the measurement window. */
+  feedAnswers: number;
+  feedAnswersInWindow: number;
+  feedErrors: number;
+  /** This process's event-loop delay p99 inside the measurement window. */
+  loadEventLoopP99Ms: number;
+}
+
+/** Resolves once `done()` holds (checked every 10 ms); rejects after `timeoutMs`. */
+export async function waitUntil(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() > end) throw new Error(`${what || "condition"} not reached within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
+/** A GET of `path` on every connection, `parallel` at a time (each author's editor loading the document). */
+export async function openEditors(connections: RawConnection[], path: string, parallel: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, connections.length) }, async () => {
+      while (next < connections.length) {
+        const answer = await rawRequest(connections[next++]!, "GET", path);
+        if (answer.status !== 200) throw new Error(`GET of the document answered ${answer.status}`);
+      }
+    }),
+  );
+}
