@@ -2,10 +2,12 @@
  * `npm run bench`: starts the service (and the bare Fastify baselines) as separate processes,
  * drives them from load-generator processes over loopback HTTP, prints a table and writes
  * docs/benchmarks.md. Flags: --pg URL, --quick, --only a,b, --out FILE, --no-profile, --tsx.
+ * The servers run on one CPU and the load side on another when the machine has two (lib/pinning.ts);
+ * the service is profiled in every run for hot-document and authors (lib/profiles.ts).
  * Diagnostics (not for published figures): BENCH_AUTHORS_LEVELS=400,1000 limits the authors
  * scenario to those N; BENCH_DEBUG=<path prefix> makes it log phase times and write per-patch logs.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -16,7 +18,7 @@ import { merge, readExisting, renderScenario, renderTargets, writeDocument, type
 import { dropOrphans } from "./lib/postgres.js";
 import { describePinning, pinSelf } from "./lib/pinning.js";
 import { installCleanup, REPO_ROOT } from "./lib/processes.js";
-import { summarizeProfileFile } from "./lib/profile-summary.js";
+import { takeProfiles } from "./lib/profiles.js";
 import type { ProfileResult, ScenarioResult } from "./lib/results.js";
 import { buildService, TSX_IMPORT } from "./lib/service.js";
 import { authors } from "./scenarios/authors.js";
@@ -148,32 +150,9 @@ async function main(): Promise<void> {
     }
   }
 
-  const profiles: ProfileResult[] = [];
-  if (!values["no-profile"]) {
-    // Quick mode only checks that profiling works: one profile at most.
-    const missed = results.filter((r) => r.targets.some((t) => !t.met));
-    for (const result of quick ? missed.slice(0, 1) : missed) {
-      const scenario = SCENARIOS.find((s) => s.id === result.id);
-      if (!scenario?.profile) continue;
-      const remaining = globalDeadline - performance.now();
-      if (remaining < (quick ? 15_000 : 45_000)) {
-        log(`${result.id}: no time left for a profile (${Math.round(remaining / 1000)} s)`);
-        continue;
-      }
-      const dir = join(tmp, `profile-${result.id}`);
-      mkdirSync(dir, { recursive: true });
-      log(`${result.id}: profiling the service`);
-      try {
-        const { command } = await scenario.profile(contextFor(90_000, `${result.id} (profile)`), dir);
-        const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
-        if (!file) throw new Error("the service wrote no .cpuprofile");
-        const summary = summarizeProfileFile(join(dir, file));
-        profiles.push({ scenario: result.id, backend, takenAt: new Date().toISOString(), source, command, ...summary });
-      } catch (error) {
-        log(`${result.id}: profile failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-  }
+  const profiles: ProfileResult[] = values["no-profile"]
+    ? []
+    : await takeProfiles({ scenarios: SCENARIOS, results, quick, backend, source, tmp, globalDeadline, contextFor, log });
 
   const totalS = Math.round((performance.now() - started) / 100) / 10;
   process.stdout.write(`\n## Targets\n\n${renderTargets(results)}\n\nTotal time: ${totalS} s\n`);
