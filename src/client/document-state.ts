@@ -43,6 +43,12 @@ export abstract class DocumentState implements LiveDocument {
   protected readonly feedQueue: Array<{ answer: ChangeFeed; done: () => void }> = [];
   protected announced = 0;
   protected eventsSeen: number;
+  /**
+   * The text at the version the feed is asked from (docs/editing-protocol.md, "Following the
+   * feed"): the version of the last feed answer, not of this client's own acknowledged patches, so
+   * that the authors of one document poll from one version and share one answer.
+   */
+  protected feedBase: Snapshot;
   protected reloadWanted = false;
   protected parked = false;
   protected unprocessable = 0;
@@ -71,6 +77,7 @@ export abstract class DocumentState implements LiveDocument {
     this.localText = joinLines(this.local);
     this.titleText = document.title;
     this.eventsSeen = document.version;
+    this.feedBase = this.confirmed;
     this.displayName = options.displayName;
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.nextSeq = persisted && persisted.clientId === clientId ? persisted.nextSeq : 1;

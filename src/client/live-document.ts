@@ -32,10 +32,10 @@ export class LiveDocumentImpl extends DocumentState {
       signal: this.controller.signal,
       waitSeconds: this.options.waitSeconds ?? 25,
       retry: this.options.retry,
-      // Behind the confirmed version only while the events of foreign versions an answer jumped
-      // over are unseen (a rename between a patch's base and its version): their text part is then
-      // stale and skipped, their events are not.
-      since: () => Math.min(this.confirmed.version, this.eventsSeen),
+      // From the last answer's version, even when this client's own patches moved it further: the
+      // authors answered together ask from one version and so share one answer (the service reads,
+      // composes and serializes it once). Every event after it arrives, so none is missed.
+      since: () => this.feedBase.version,
       deliver: (answer) => this.deliver(answer),
       failing: (failing, error) => {
         this.feedFailing = failing;
@@ -176,8 +176,10 @@ export class LiveDocumentImpl extends DocumentState {
     // A version the confirmed text has passed already (a resend answered from its receipt after a
     // reopen) is contained in it: the history is linear.
     const target = result.version >= this.confirmed.version ? { version: result.version, lines: rebuilt.lines } : this.confirmed;
-    // Right after the base: no foreign version in between, so no event to catch up on.
+    // Right after the base: no foreign version in between, so no event to catch up on, and the feed
+    // may ask from here (a lone author is not sent its own change back).
     if (result.version <= patch.base.version + 1 && this.eventsSeen >= patch.base.version) this.eventsSeen = Math.max(this.eventsSeen, result.version);
+    if (result.version === this.feedBase.version + 1 && patch.base.version === this.feedBase.version) this.feedBase = { version: result.version, lines: rebuilt.lines };
     await this.moveBase(patch.expected, target);
   }
 
@@ -211,20 +213,29 @@ export class LiveDocumentImpl extends DocumentState {
       else if (event.changeType === "DELETED") this.markDeleted();
       else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.reloadWanted = true;
     }
-    if (answer.currentVersion <= this.confirmed.version || this.reloadWanted) return;
+    if (this.reloadWanted) return;
+    let target: Snapshot;
+    let remoteOps: NormalizedOp[] | undefined;
     if (answer.content !== undefined) {
-      await this.moveBase(this.confirmed.lines, { version: answer.currentVersion, lines: splitLines(answer.content) });
-      return;
+      target = { version: answer.currentVersion, lines: splitLines(answer.content) };
+    } else {
+      // A diff from another version than the one asked from is stale (a reload moved it): the feed asks again.
+      if (answer.fromVersion !== this.feedBase.version || answer.ops === undefined) return;
+      const ops = validateOps(answer.ops);
+      const next = ops.ok ? applyOps(this.feedBase.lines, ops.ops) : ops;
+      if (!ops.ok || !next.ok) {
+        this.reloadWanted = true;
+        return;
+      }
+      target = { version: answer.currentVersion, lines: next.lines };
+      // The service's ops carry the local edits over exactly when they start at the confirmed text.
+      if (answer.fromVersion === this.confirmed.version) remoteOps = ops.ops;
     }
-    // A diff from a version other than the confirmed one is stale: the feed asks again.
-    if (answer.fromVersion !== this.confirmed.version || answer.ops === undefined) return;
-    const ops = validateOps(answer.ops);
-    const next = ops.ok ? applyOps(this.confirmed.lines, ops.ops) : ops;
-    if (!ops.ok || !next.ok) {
-      this.reloadWanted = true;
-      return;
-    }
-    await this.moveBase(this.confirmed.lines, { version: answer.currentVersion, lines: next.lines }, ops.ops);
+    this.feedBase = target;
+    // At or behind this client's own acknowledged patches: the text has it already.
+    if (target.version <= this.confirmed.version) return;
+    // Without the service's ops from the confirmed text, the local edits are carried over a diff of the two texts.
+    await this.moveBase(this.confirmed.lines, target, remoteOps);
   }
 
   /** GET the document and move onto it; `from` is the base the local edits are relative to. */
@@ -244,6 +255,7 @@ export class LiveDocumentImpl extends DocumentState {
     }
     this.setTitle(document.title);
     this.eventsSeen = Math.max(this.eventsSeen, document.version);
+    this.feedBase = { version: document.version, lines: splitLines(document.content) };
     await this.moveBase(from, { version: document.version, lines: splitLines(document.content) });
   }
 

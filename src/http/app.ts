@@ -34,6 +34,8 @@ export interface AppDependencies {
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-tracker-token"]', "req.body", "res.body"];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Any character that is not white space: a body without one reads as no body. */
+const NOT_BLANK = /\S/;
 
 /**
  * Builds the Fastify app with every route on a composed service; it wires nothing of its own and
@@ -73,22 +75,25 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const parseJson = app.getDefaultJsonParser("remove", "remove");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (body === "" || (typeof body === "string" && body.trim() === "")) return done(null, null);
+    // Blank is checked without copying the body (a trim would copy every patch's whole body).
+    if (typeof body === "string" && !NOT_BLANK.test(body)) return done(null, null);
     void parseJson(request, body.toString(), done);
   });
   app.setValidatorCompiler(compileValidator);
   operationRoutes(app, { store, metrics });
   closeConnectionsOnShutdown(app);
   // A UUID names one document however its hex digits are cased.
-  app.addHook("preHandler", async (request) => {
+  // Hooks on every request take a callback rather than being async: no promise per request and hook.
+  app.addHook("preHandler", (request, _reply, done) => {
     const params = request.params as { documentId?: string } | undefined;
     if (params?.documentId) params.documentId = params.documentId.toLowerCase();
+    done();
   });
   app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, "route-not-found", `no route ${request.method} ${request.url.split("?")[0]}`));
-  app.addHook("onSend", async (request, reply, payload) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     void reply.header("x-request-id", request.id);
-    return payload;
+    done(null, payload);
   });
 
   if (config.cors.origins.length > 0) {

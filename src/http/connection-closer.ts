@@ -49,11 +49,10 @@ export function closeConnectionsOnShutdown(app: FastifyInstance): void {
     response.once("close", finished);
   });
   // Fastify's own answer to a request during close is a bare JSON 503; this one is problem+json.
-  app.addHook("onRequest", async (request, reply) => {
-    if (closing) {
-      void reply.header("connection", "close");
-      return sendProblem(request, reply, "shutting-down", "this instance is shutting down; retry", { retryAfterSeconds: SHUTDOWN_RETRY_SECONDS });
-    }
+  app.addHook("onRequest", (request, reply, done) => {
+    if (!closing) return done();
+    void reply.header("connection", "close");
+    void sendProblem(request, reply, "shutting-down", "this instance is shutting down; retry", { retryAfterSeconds: SHUTDOWN_RETRY_SECONDS });
   });
   app.addHook("preClose", async () => {
     closing = true;

@@ -16,16 +16,23 @@ export function operationRoutes(app: FastifyInstance, deps: { store: Store; metr
   const { store, metrics } = deps;
   // Requests that arrive while the instance shuts down (the readiness probe included, so the load
   // balancer takes it out) are refused with a problem+json 503 by src/http/connection-closer.ts.
-  app.addHook("onRequest", async (request) => {
-    // At debug only: with the line written at the answer, it shows which requests hang (or wait).
-    request.log.debug({ method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE }, "request received");
-  });
+  // At debug only: with the line written at the answer, it shows which requests hang (or wait).
+  // The level is fixed at start, so the hook exists only when it writes.
+  if (levelEnabled(app.log.level, "debug")) {
+    app.addHook("onRequest", (request, _reply, done) => {
+      request.log.debug({ method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE }, "request received");
+      done();
+    });
+  }
 
-  app.addHook("onResponse", async (request, reply) => {
+  // A callback, not an async hook: no promise per request. The line is built only when it is written.
+  const logsInfo = levelEnabled(app.log.level, "info");
+  app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const seconds = reply.elapsedTime / 1000;
     metrics?.request(request.method, route, reply.statusCode, seconds);
-    logRequest(request, reply, route);
+    if (reply.statusCode >= 500 || logsInfo) logRequest(request, reply, route);
+    done();
   });
 
   app.get("/health/live", { schema: { hide: true } }, async () => ({ status: "live" }));
@@ -49,6 +56,13 @@ export function operationRoutes(app: FastifyInstance, deps: { store: Store; metr
       return reply.type(contentType).send(body);
     });
   }
+}
+
+/** The levels in pino's order; a logger at `level` writes lines at `at` and above ("silent" writes none). */
+const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
+function levelEnabled(level: string, at: string): boolean {
+  const index = LEVELS.indexOf(level);
+  return index >= 0 && index <= LEVELS.indexOf(at);
 }
 
 function notReady(request: FastifyRequest, reply: FastifyReply, detail: string): FastifyReply {

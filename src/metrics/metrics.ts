@@ -136,6 +136,7 @@ export function createMetrics(sources: { services: Services; store: Store; clock
     pulledCounter(registry, "folio_postgres_listener_reconnects_total", "Times the LISTEN connection was re-established", () => store.stats().listener?.reconnects ?? 0);
   }
 
+  const requestSeries = new Map<string, { observe(seconds: number): void }>();
   return {
     service: {
       patch: (outcome) => patches.inc({ outcome }),
@@ -156,7 +157,15 @@ export function createMetrics(sources: { services: Services; store: Store; clock
     },
     tracker: (operation, status, seconds) => trackerCalls.observe({ operation, status }, seconds),
     request: (method, route, status, seconds) => {
-      requests.observe({ method: METHODS.has(method) ? method : "other", route, status: String(status) }, seconds);
+      // The labelled child is looked up once per combination, not hashed from its labels on every
+      // request; the combinations are bounded (methods, route templates, statuses) like the series.
+      const key = `${method} ${status} ${route}`;
+      let child = requestSeries.get(key);
+      if (!child) {
+        child = requests.labels({ method: METHODS.has(method) ? method : "other", route, status: String(status) });
+        requestSeries.set(key, child);
+      }
+      child.observe(seconds);
     },
     async render() {
       const own = await registry.metrics();

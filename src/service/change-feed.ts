@@ -57,6 +57,8 @@ export interface ChangeFeedOptions {
  */
 export class ChangeFeed {
   private readonly shared = new Map<string, Promise<ChangeFeedView | undefined>>();
+  /** Reads at once that requests with the same `since` may still join (see {@link joinedRead}). */
+  private readonly joinable = new Map<string, Promise<ChangeFeedView | undefined>>();
   /** When a poll reads the store, and the answers that spare it (feed-reads.ts). */
   private readonly reads: FeedReads<ChangeFeedView>;
 
@@ -88,7 +90,7 @@ export class ChangeFeed {
       try {
         if (woken && woken.version > since) answer = await this.sharedRead(id, since, woken);
         else if (wait && this.reads.quiet(id, since)) answer = undefined;
-        else answer = await this.read(id, since);
+        else answer = await this.joinedRead(id, since);
       } catch (error) {
         wait?.cancel();
         throw error;
@@ -113,6 +115,25 @@ export class ChangeFeed {
       answer = this.read(id, since).finally(() => this.shared.delete(key));
       this.shared.set(key, answer);
     }
+    return answer;
+  }
+
+  // Requests that read at once with the same `since` share a read that has not yet read the head:
+  // its answer is as new as the store after they all arrived, so each gets what a read of its own
+  // would give. A read reads the head in the next turn of the event loop at the earliest, so the
+  // requests parsed from one burst of packets (a crowd of authors polling again after one answer)
+  // share it, and with it one composed diff and one serialized body, instead of each composing
+  // its own diff against a head that moved a little since the one before.
+  private joinedRead(id: string, since: number): Promise<ChangeFeedView | undefined> {
+    const key = `${id}\u0000${since}`;
+    const open = this.joinable.get(key);
+    if (open) return open;
+    const answer = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      // From here on, the head this read reads may be older than a request that arrives now.
+      if (this.joinable.get(key) === answer) this.joinable.delete(key);
+      return this.read(id, since);
+    });
+    this.joinable.set(key, answer);
     return answer;
   }
 

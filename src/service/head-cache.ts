@@ -1,3 +1,4 @@
+import type { NormalizedOp } from "../core/normalized-op.js";
 import type { VersionSummary } from "../storage/store.js";
 
 /**
@@ -25,6 +26,18 @@ export interface CachedHead {
   recent: VersionSummary[];
   /** {@link summaryWeight} of `recent`, kept up to date as it changes rather than recounted. */
   recentWeight: number;
+  /**
+   * The composed ops of the versions after a few recent bases, by base (working-document.ts,
+   * `composedAfter`): a patch on a base that others used before extends their composition by the
+   * versions since, instead of composing every version after its base again.
+   */
+  compositions?: Map<number, Composition>;
+}
+
+/** The composed ops of the versions in `(base, through]`, for a base the map is keyed by. */
+export interface Composition {
+  through: number;
+  ops: NormalizedOp[];
 }
 
 // Compaction (by this instance or another) only drops versions created before the retention

@@ -3,7 +3,7 @@ import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, ReceiptKey, VersionRecord, VersionSummary } from "../storage/store.js";
 import type { HistoryPolicy } from "./history-policy.js";
-import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead } from "./head-cache.js";
+import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead, type Composition } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
 
 /** A change to record as the next version. */
@@ -34,6 +34,9 @@ const MIN_VERSIONS_BETWEEN_SNAPSHOTS = 32;
 const CHARACTERS_PER_VERSION = 1024;
 const MAX_VERSIONS_BETWEEN_SNAPSHOTS = 1000;
 
+/** How many bases' compositions a document keeps (see WorkingDocument.composedAfter). */
+const COMPOSED_BASES = 8;
+
 // The seq first: it has no U+0000, so the first one ends it and no two keys share a string.
 const receiptKey = (key: ReceiptKey): string => `${key.seq}\u0000${key.clientId}`;
 
@@ -54,8 +57,8 @@ export class WorkingDocument implements TextSource {
   private readonly loadedReceipts = new Map<string, PatchReceipt | undefined>();
   private readonly committedHead: number;
   private recentCopy: VersionSummary[] | undefined;
-  /** Compositions of the versions after a base, by base, made by commands of this batch (see {@link composedAfter}). */
-  private readonly compositions = new Map<number, { through: number; ops: NormalizedOp[] }>();
+  /** Compositions of the versions after a base, by base, made by this batch and the batches before it (see {@link composedAfter}). */
+  private readonly compositions: Map<number, Composition>;
   private recentWeight = 0;
 
   private constructor(
@@ -66,6 +69,9 @@ export class WorkingDocument implements TextSource {
     private current: CachedHead | undefined,
   ) {
     this.committedHead = head?.version ?? 0;
+    // Kept with the cached head: a batch whose writes fail drops that entry, and with it any
+    // composition that reached into versions that were never committed.
+    this.compositions = current?.compositions ?? new Map<number, Composition>();
   }
 
   /** Reads the head inside the exclusive section; the cached text is used when its version matches. */
@@ -116,16 +122,24 @@ export class WorkingDocument implements TextSource {
   }
 
   /**
-   * The composed ops of the versions in `(base, through]` that a command of this batch computed, for
-   * the next command with the same base to extend rather than recompose: a batch of stale patches
-   * (a crowd of editors whose first edits rest on the text they opened) shares its bases.
+   * The composed ops of the versions in `(base, through]` that a command of this batch or of an
+   * earlier one computed, for the next command with the same base to extend rather than recompose:
+   * editors share bases (the text they opened, the version of the feed answer they all got), so
+   * a patch composes only the versions since the last patch on its base, not every version since
+   * its base (docs/architecture.md, "The write path").
    */
-  composedAfter(base: number): { through: number; ops: NormalizedOp[] } | undefined {
+  composedAfter(base: number): Composition | undefined {
     return this.compositions.get(base);
   }
 
   rememberComposed(base: number, through: number, ops: NormalizedOp[]): void {
+    // The most recently used bases stay; one whose versions left the recent ones is of no more use.
+    this.compositions.delete(base);
     this.compositions.set(base, { through, ops });
+    for (const [kept] of this.compositions) {
+      if (this.compositions.size <= COMPOSED_BASES && kept >= through - RECENT_VERSIONS) break;
+      this.compositions.delete(kept);
+    }
   }
 
   /** The newest full text at or before `version`, committed or decided in this batch. */
@@ -231,11 +245,12 @@ export class WorkingDocument implements TextSource {
   /** What the head cache keeps after the batch commits: the head, and its newest versions up to {@link RECENT_VERSIONS}. */
   cacheEntry(): CachedHead | undefined {
     const current = this.current;
-    if (!current || current.recent.length <= RECENT_VERSIONS) return current;
+    if (!current) return undefined;
+    if (current.recent.length <= RECENT_VERSIONS) return { ...current, compositions: this.compositions };
     const dropped = current.recent.length - RECENT_VERSIONS;
     let recentWeight = current.recentWeight;
     for (let index = 0; index < dropped; index++) recentWeight -= summaryWeight(current.recent[index]!);
-    return { ...current, recent: current.recent.slice(dropped), recentWeight };
+    return { ...current, recent: current.recent.slice(dropped), recentWeight, compositions: this.compositions };
   }
 
   // The batch's own copy of the newest versions, made at its first commit: the cached entry stays

@@ -41,6 +41,34 @@ describe("the feed loop of a live document", () => {
     expect(changes).toEqual([{ origin: "remote", previousText: "a\nb", text: "a\nb\nc", ops: [{ op: "insert", index: 2, lines: ["c"] }] }]);
   });
 
+  it("asks the feed from its last feed answer's version, not from its own acknowledged patch, and applies an answer that spans that patch", async () => {
+    const id = await document("a\nb\nc");
+    const { doc, net } = await live(id);
+    const sinceOf = () => net.calls("GET", "/changes").map((call) => Number(new URL(call.path, "http://x").searchParams.get("since")));
+    const other = (version: number, text: string, lines: string[]) =>
+      s.client.patchContent(id, { baseVersion: version, checksum: checksum(text), clientId: "other", seq: version, ops: [{ op: "replace", index: 0, count: 1, lines }] });
+
+    // The first poll answers version 2; the next one is held (not sent) while the rest happens.
+    const gate = latch();
+    net.hook = (request) =>
+      request.method === "GET" && request.path.includes("/changes") && net.calls("GET", "/changes").length > 1 ? { kind: "hold", until: gate.promise } : undefined;
+    await other(1, "a\nb\nc", ["x"]);
+    expect(await waitUntil(() => doc.version === 2, { maxMs: 5_000 })).toBe(true);
+    await s.client.patchContent(id, { baseVersion: 2, checksum: checksum("x\nb\nc"), clientId: "other-2", seq: 1, ops: [{ op: "replace", index: 1, count: 1, lines: ["y"] }] });
+    // Its own patch rests on version 2 and lands as version 4, after a foreign version 3.
+    doc.setText("x\nb\nmine");
+    expect(await waitUntil(() => doc.version === 4, { maxMs: 5_000 })).toBe(true);
+    expect(doc.text).toBe("x\ny\nmine");
+    await other(4, "x\ny\nmine", ["z"]);
+    gate.open();
+
+    expect(await converged(s.client, id, [doc])).toBe("z\ny\nmine");
+    // Version 2 (the last answer), then 5: the answer from 2 to 5 (over its own version 4) was applied
+    // to the text at 2, so the feed never asked from 4, its own version.
+    expect(await waitUntil(() => sinceOf().length >= 3, { maxMs: 5_000 })).toBe(true);
+    expect(sinceOf().slice(0, 3)).toEqual([1, 2, 5]);
+  });
+
   it("replaces the confirmed text with a full-content answer when its version was compacted", async () => {
     const id = await document("a\nb");
     const gate = latch();

@@ -1,4 +1,5 @@
 import type { Database } from "better-sqlite3";
+import { flushFailed, type WalSync } from "./wal-sync.js";
 
 interface Pending {
   writes: (() => void)[];
@@ -8,14 +9,20 @@ interface Pending {
 
 /**
  * Commits the staged writes of every writer that finished in the same turn of the event loop in
- * one durable SQLite transaction: one fsync for many acknowledgements. Each writer's writes run in
- * a savepoint of their own, so one failing writer does not take the others down.
+ * one SQLite transaction, and settles them once it is durable: one flush of the WAL for many
+ * acknowledgements, run off the event loop by {@link WalSync} (none for an in-memory database).
+ * Each writer's writes run in a savepoint of their own, so one failing writer does not take the
+ * others down.
  */
 export class GroupCommit {
   private pending: Pending[] = [];
   private scheduled: Promise<void> | undefined;
+  private flushed: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly wal: WalSync | undefined,
+  ) {}
 
   commit(writes: (() => void)[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -29,9 +36,10 @@ export class GroupCommit {
     });
   }
 
-  /** Resolves once everything handed in so far is committed. */
+  /** Resolves once everything handed in so far is committed and its flush has ended. */
   async drain(): Promise<void> {
     await this.scheduled;
+    await this.flushed.catch(() => undefined);
   }
 
   private flush(): void {
@@ -54,9 +62,16 @@ export class GroupCommit {
       for (const item of batch) item.reject(error);
       return;
     }
-    for (const item of batch) {
-      if (failures.has(item)) item.reject(failures.get(item));
-      else item.resolve();
+    for (const [item, error] of failures) item.reject(error);
+    const committed = batch.filter((item) => !failures.has(item));
+    if (committed.length === 0) return;
+    if (!this.wal) {
+      for (const item of committed) item.resolve();
+      return;
     }
+    this.flushed = this.wal.sync().then(
+      () => committed.forEach((item) => item.resolve()),
+      (error: unknown) => committed.forEach((item) => item.reject(flushFailed(error as Error))),
+    );
   }
 }

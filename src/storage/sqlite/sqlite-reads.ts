@@ -26,21 +26,33 @@ export async function run<T>(statement: () => T): Promise<T> {
 
 /** The reads of one document, for the store and for a write transaction alike. */
 export class SqliteReads implements DocumentReads {
+  /**
+   * @param durable the flush of the WAL under way, if any: a read outside a write waits for it, so
+   *   that it never returns a commit that is not yet on disk (wal-sync.ts). A write's own reads
+   *   pass `undefined`: what they build on is acknowledged only after a later flush.
+   */
   constructor(
     private readonly sql: Statements,
     private readonly id: string,
+    private readonly durable?: () => Promise<void> | undefined,
   ) {}
 
-  document = (): Promise<DocumentRecord | undefined> => run(() => readDocument(this.sql, this.id));
-  snapshot = (): Promise<Snapshot | undefined> => run(() => readSnapshot(this.sql, this.id));
-  versions = (after: number, upTo: number): Promise<VersionSummary[]> => run(() => this.sql.versions.all(this.id, after, upTo).map(toVersionSummary));
-  version = (version: number): Promise<VersionRecord | undefined> => run(() => readVersion(this.sql, this.id, version));
-  milestones = (): Promise<VersionRecord[]> => run(() => this.sql.milestones.all(this.id).map(toVersion));
-  fullTextAtOrBefore = (version: number): Promise<Snapshot | undefined> => run(() => readFullText(this.sql, this.id, version));
-  receipt = (clientId: string, seq: number): Promise<PatchReceipt | undefined> => run(() => readReceipt(this.sql, this.id, clientId, seq));
+  document = (): Promise<DocumentRecord | undefined> => this.read(() => readDocument(this.sql, this.id));
+  snapshot = (): Promise<Snapshot | undefined> => this.read(() => readSnapshot(this.sql, this.id));
+  versions = (after: number, upTo: number): Promise<VersionSummary[]> => this.read(() => this.sql.versions.all(this.id, after, upTo).map(toVersionSummary));
+  version = (version: number): Promise<VersionRecord | undefined> => this.read(() => readVersion(this.sql, this.id, version));
+  milestones = (): Promise<VersionRecord[]> => this.read(() => this.sql.milestones.all(this.id).map(toVersion));
+  fullTextAtOrBefore = (version: number): Promise<Snapshot | undefined> => this.read(() => readFullText(this.sql, this.id, version));
+  receipt = (clientId: string, seq: number): Promise<PatchReceipt | undefined> => this.read(() => readReceipt(this.sql, this.id, clientId, seq));
   // One indexed lookup per key: a SQLite statement is a function call, not a round trip.
   receipts = (keys: readonly ReceiptKey[]): Promise<PatchReceipt[]> =>
-    run(() => keys.flatMap(({ clientId, seq }) => readReceipt(this.sql, this.id, clientId, seq) ?? []));
+    this.read(() => keys.flatMap(({ clientId, seq }) => readReceipt(this.sql, this.id, clientId, seq) ?? []));
+
+  private read<T>(statement: () => T): Promise<T> {
+    const flushing = this.durable?.();
+    // A failed flush fails the writes (the store stops acknowledging); reads go on with what the file holds.
+    return flushing ? flushing.then(() => run(statement), () => run(statement)) : run(statement);
+  }
 }
 
 function readDocument(sql: Statements, id: string): DocumentRecord | undefined {

@@ -19,10 +19,11 @@ import { GroupCommit } from "./group-commit.js";
 import { COMPACTION_CHUNK, prepareStatements, type Statements } from "./sqlite-statements.js";
 import { SqliteReads, run, unavailable } from "./sqlite-reads.js";
 import { stagedStatements } from "./sqlite-transaction.js";
+import { WalSync, flushFailed } from "./wal-sync.js";
 
 /**
- * The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so an acknowledged
- * change survives a power cut. Writers of one document are serialized in-process (only this
+ * The embedded store: one SQLite file in WAL mode whose WAL is flushed to disk before a commit is
+ * acknowledged (off the event loop, wal-sync.ts), so an acknowledged change survives a power cut. Writers of one document are serialized in-process (only this
  * process opens the file); writers that finish together share one durable commit.
  */
 export class SqliteStore implements Store {
@@ -34,9 +35,10 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly db: Database,
     private readonly lock: SqliteFileLock | undefined,
+    private readonly wal: WalSync | undefined,
   ) {
     this.sql = prepareStatements(db);
-    this.groupCommit = new GroupCommit(db);
+    this.groupCommit = new GroupCommit(db, wal);
   }
 
   /**
@@ -48,7 +50,7 @@ export class SqliteStore implements Store {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const lock = path === ":memory:" ? undefined : SqliteFileLock.acquire(path);
     try {
-      return new SqliteStore(openDatabase(path, options), lock);
+      return new SqliteStore(openDatabase(path, options), lock, path === ":memory:" ? undefined : new WalSync(`${path}-wal`));
     } catch (error) {
       lock?.release();
       throw error;
@@ -57,13 +59,14 @@ export class SqliteStore implements Store {
 
 
   reads(id: string): DocumentReads {
-    return new SqliteReads(this.sql, id);
+    return new SqliteReads(this.sql, id, this.wal && (() => this.wal?.pending()));
   }
 
   listDocuments = () => run(() => this.sql.documents.all().map(toDocument));
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the store is closed"));
+    if (this.wal?.failed) return Promise.reject(flushFailed(this.wal.failed));
     const previous = this.documentQueues.get(id) ?? Promise.resolve();
     const run = previous.then(async () => {
       const staged = new StagedWrites(id);
@@ -114,6 +117,8 @@ export class SqliteStore implements Store {
 
   async recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState> {
     const row = await run(() => this.sql.recordFailure.get({ now, max: maxFailures, lockMs }));
+    // Flushed like a commit (wal-sync.ts): a lock must not be lost to a power cut.
+    await this.wal?.sync();
     return row ? { failures: row.failures, lockedUntil: row.locked_until } : this.getListLock();
   }
 
@@ -124,6 +129,7 @@ export class SqliteStore implements Store {
   // A read of a row of the file (not a constant): a file gone unreadable or locked beyond the wait fails it.
   async ping(): Promise<void> {
     if (this.closed) throw new StorageUnavailableError("the SQLite store is closed");
+    if (this.wal?.failed) throw flushFailed(this.wal.failed);
     await run(() => this.sql.listLock.get());
   }
 
@@ -141,6 +147,7 @@ export class SqliteStore implements Store {
     this.closed = true;
     await Promise.all([...this.documentQueues.values()]);
     await this.groupCommit.drain();
+    await this.wal?.close();
     try {
       this.db.close();
     } finally {

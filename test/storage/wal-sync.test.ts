@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { StorageUnavailableError, type DocumentRecord, type VersionRecord } from "../../src/storage/store.js";
+import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { WalSync } from "../../src/storage/sqlite/wal-sync.js";
+
+const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a02";
+const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+const head = (version: number): DocumentRecord => ({ id: ID, title: "T", version, deleted: false, createdAt: T0, updatedAt: T0, checksum: `sha256:${"0".repeat(64)}` });
+const record = (version: number): VersionRecord => ({
+  documentId: ID,
+  version,
+  changeType: version === 1 ? "CREATED" : "UPDATED",
+  milestone: version === 1,
+  createdAt: T0,
+  title: "T",
+  ops: [],
+  checksum: `sha256:${"0".repeat(64)}`,
+  text: version === 1 ? "a" : null,
+});
+
+describe("WalSync: flushing the WAL off the event loop", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "folio-wal-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("runs one flush at a time; the syncs asked for while one runs share the next, which starts after it", async () => {
+    const path = join(dir, "file-wal");
+    writeFileSync(path, "frames");
+    const wal = new WalSync(path);
+    const first = wal.sync();
+    expect(wal.pending()).toBe(first);
+    const second = wal.sync();
+    const third = wal.sync();
+    expect(second).toBe(third);
+    expect(second).not.toBe(first);
+    expect(wal.pending()).toBe(second);
+    const order: string[] = [];
+    await Promise.all([first.then(() => order.push("first")), second.then(() => order.push("second"))]);
+    expect(order).toEqual(["first", "second"]);
+    expect(wal.pending()).toBeUndefined();
+    // Idle again: the next sync starts a flush of its own at once.
+    const fourth = wal.sync();
+    expect(wal.pending()).toBe(fourth);
+    await fourth;
+    await wal.close();
+  });
+
+  it("fails every later sync once a flush failed", async () => {
+    const wal = new WalSync(join(dir, "missing-wal"));
+    await expect(wal.sync()).rejects.toMatchObject({ code: "ENOENT" });
+    expect(wal.failed).toMatchObject({ code: "ENOENT" });
+    await expect(wal.sync()).rejects.toMatchObject({ code: "ENOENT" });
+    await wal.close();
+  });
+});
+
+describe("sqlite store: a failed flush of the WAL", () => {
+  it("refuses the commit it could not make durable and every write after it, and fails the readiness ping; reads go on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "folio-wal-store-"));
+    const path = join(dir, "service.db");
+    const store = SqliteStore.open(path);
+    try {
+      // The WAL file is opened at the first flush: gone by then, the flush fails as a failing disk would.
+      unlinkSync(`${path}-wal`);
+      const write = store.write(ID, async (tx) => {
+        tx.putDocument(head(1));
+        tx.appendVersion(record(1));
+      });
+      await expect(write).rejects.toBeInstanceOf(StorageUnavailableError);
+      const again = store.write(ID, async (tx) => tx.putDocument(head(1)));
+      await expect(again).rejects.toThrow("the SQLite WAL could not be flushed to disk; restart the service");
+      await expect(again).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(store.ping()).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect((await store.reads(ID).document())?.version).toBe(1);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("acknowledges a write only after its flush, and a read made meanwhile waits for that flush", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "folio-wal-store-"));
+    const store = SqliteStore.open(join(dir, "service.db"));
+    try {
+      const order: string[] = [];
+      const write = store.write(ID, async (tx) => {
+        tx.putDocument(head(1));
+        tx.appendVersion(record(1));
+      });
+      void write.then(() => order.push("write acknowledged"));
+      // The commit runs in the next turn of the event loop; its flush starts right after it.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      const read = store.reads(ID).document().then((document) => order.push(`read v${document?.version}`));
+      await Promise.all([write, read]);
+      expect(order).toEqual(["write acknowledged", "read v1"]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
