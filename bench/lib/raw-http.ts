@@ -1,24 +1,28 @@
 /**
  * A deliberately small HTTP/1.1 client for load generators that must simulate many clients on one
- * core: one keep-alive TCP connection, one request in flight, no streams, no AbortSignal, answers
- * handed over as a Buffer. It understands what the service and the baselines send for JSON routes
- * (a status line, headers with content-length, a body) and 204s; a chunked answer is an error.
- * undici costs several times more CPU per request (its body stream, the signal listeners), which is
- * what made a load generator for 1,000 authors the bound of its own measurement.
+ * core: one keep-alive TCP connection, one request in flight, no streams, no AbortSignal. Reads go
+ * through `onread` into one buffer shared by every connection of the process (no allocation and no
+ * stream machinery per read); an answer's body is handed over as a view of that buffer, valid only
+ * during the callback (copy it to keep it). It understands what the service and the baselines send
+ * for JSON routes (a status line, headers with content-length, a body) and 204s; a chunked answer is
+ * an error. undici costs several times more CPU per request (its body stream, the signal listeners),
+ * which is what made a load generator for 1,000 authors the bound of its own measurement.
  */
 import { connect, type Socket } from "node:net";
 
-/** How an answer arrives: `error` set (connection failed or closed, or stopped), or status and body. */
+/** How an answer arrives: `error` set (connection failed or closed, or stopped), or status and body (valid during the call only). */
 export type RawCallback = (error: Error | undefined, status: number, body: Buffer) => void;
 
 const HEADER_END = Buffer.from("\r\n\r\n");
 const EMPTY = Buffer.alloc(0);
+/** Every connection reads into this; the data is parsed (or copied) before the next read. */
+const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
 
 export class RawConnection {
   private socket: Socket | undefined;
   private pending: RawCallback | undefined;
-  /** Bytes read of the current answer (head not parsed yet), or its body so far. */
-  private buffered: Buffer = EMPTY;
+  /** Bytes of the current answer kept across reads (its head, or its body so far); empty when none. */
+  private partial: Buffer = EMPTY;
   private status = 0;
   /** Body length of the current answer once its head is parsed; -1 before. */
   private bodyLength = -1;
@@ -42,7 +46,7 @@ export class RawConnection {
       return;
     }
     this.pending = callback;
-    this.buffered = EMPTY;
+    this.partial = EMPTY;
     this.bodyLength = -1;
     const head =
       body === undefined
@@ -64,9 +68,19 @@ export class RawConnection {
   }
 
   private open(): Socket {
-    const socket = connect({ host: this.host, port: this.port, noDelay: true });
+    const socket = connect({
+      host: this.host,
+      port: this.port,
+      noDelay: true,
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (length: number, buffer: Uint8Array) => {
+          this.onRead(buffer as Buffer, length);
+          return true;
+        },
+      },
+    });
     this.socket = socket;
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("error", (error) => this.fail(error));
     socket.on("close", () => {
       if (this.socket === socket) this.socket = undefined;
@@ -79,32 +93,37 @@ export class RawConnection {
     const callback = this.pending;
     if (!callback) return;
     this.pending = undefined;
+    this.partial = EMPTY;
     this.socket?.destroy();
     this.socket = undefined;
     callback(error, 0, EMPTY);
   }
 
-  private onData(chunk: Buffer): void {
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+  private onRead(buffer: Buffer, length: number): void {
+    // Bytes left from earlier reads come first (then this read is copied once); else the shared buffer is parsed in place.
+    let data = this.partial.length === 0 ? buffer.subarray(0, length) : Buffer.concat([this.partial, buffer.subarray(0, length)]);
     if (this.bodyLength < 0) {
-      const end = this.buffered.indexOf(HEADER_END);
-      if (end < 0) return;
-      const head = this.buffered.toString("latin1", 0, end);
-      this.status = Number(head.slice(9, 12));
-      const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-      if (!length) {
-        if (this.status === 204 || this.status === 304) this.bodyLength = 0;
-        else return this.fail(new Error(`answer without content-length (status ${this.status}): ${head.slice(0, 200)}`));
-      } else {
-        this.bodyLength = Number(length[1]);
+      const end = data.indexOf(HEADER_END);
+      if (end < 0) {
+        this.partial = Buffer.from(data);
+        return;
       }
-      this.buffered = this.buffered.subarray(end + HEADER_END.length);
+      const head = data.toString("latin1", 0, end);
+      this.status = Number(head.slice(9, 12));
+      const match = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+      if (match) this.bodyLength = Number(match[1]);
+      else if (this.status === 204 || this.status === 304) this.bodyLength = 0;
+      else return this.fail(new Error(`answer without content-length (status ${this.status}): ${head.slice(0, 200)}`));
+      data = data.subarray(end + HEADER_END.length);
     }
-    if (this.buffered.length < this.bodyLength) return;
-    const body = this.buffered.length === this.bodyLength ? this.buffered : this.buffered.subarray(0, this.bodyLength);
+    if (data.length < this.bodyLength) {
+      this.partial = Buffer.from(data);
+      return;
+    }
+    const body = data.length === this.bodyLength ? data : data.subarray(0, this.bodyLength);
     const callback = this.pending;
     this.pending = undefined;
-    this.buffered = EMPTY;
+    this.partial = EMPTY;
     this.bodyLength = -1;
     callback?.(undefined, this.status, body);
   }
@@ -124,9 +143,9 @@ export function integerAfter(body: Buffer, key: Buffer): number {
   return i === at + key.length ? -1 : value;
 }
 
-/** One request as a promise (for set-up steps, not for the hot path). */
+/** One request as a promise (for set-up steps, not for the hot path); the body is copied. */
 export function rawRequest(connection: RawConnection, method: string, path: string, body?: string): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) =>
-    connection.request(method, path, body, (error, status, answer) => (error ? reject(error) : resolve({ status, body: answer }))),
+    connection.request(method, path, body, (error, status, answer) => (error ? reject(error) : resolve({ status, body: Buffer.from(answer) }))),
   );
 }

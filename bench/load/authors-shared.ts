@@ -1,5 +1,6 @@
 /** What the authors load generator (bench/load/authors.ts) and its scenario share, and its set-up steps. */
-import { sleep } from "../lib/child.js";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { sleep, wallNow } from "../lib/child.js";
 import { rawRequest, type RawConnection } from "../lib/raw-http.js";
 
 export interface Config {
@@ -70,4 +71,35 @@ export async function openEditors(connections: RawConnection[], path: string, pa
       }
     }),
   );
+}
+
+/**
+ * This process's event-loop delay inside the measurement window only (the load-bound test is about
+ * the window); with BENCH_DEBUG, its CPU and delay percentiles there go to stderr.
+ */
+export function watchWindow(windowStart: number, windowEnd: number): { p99Ms(): number; stop(): void } {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  let cpuAtStart = process.cpuUsage();
+  const timers = [
+    setTimeout(() => {
+      delay.enable();
+      cpuAtStart = process.cpuUsage();
+    }, windowStart - wallNow()),
+    setTimeout(() => {
+      delay.disable();
+      if (!process.env.BENCH_DEBUG) return;
+      const cpu = process.cpuUsage(cpuAtStart);
+      const ms = (p: number) => (delay.percentile(p) / 1e6).toFixed(0);
+      process.stderr.write(
+        `authors: in the window: CPU user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms; event-loop delay p50 ${ms(50)} p90 ${ms(90)} p99 ${ms(99)} max ${(delay.max / 1e6).toFixed(0)} ms over ${delay.count} samples\n`,
+      );
+    }, windowEnd - wallNow()),
+  ];
+  return {
+    p99Ms: () => (delay.count > 0 ? delay.percentile(99) / 1e6 : Number.NaN),
+    stop: () => {
+      timers.forEach(clearTimeout);
+      delay.disable();
+    },
+  };
 }

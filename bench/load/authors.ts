@@ -22,12 +22,11 @@
  * and ← run {done: true} ends the process.
  */
 import { writeFileSync } from "node:fs";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fromParent, runChild, sendToParent, sleep, wallNow } from "../lib/child.js";
 import { API } from "../lib/http.js";
 import { integerAfter, RawConnection } from "../lib/raw-http.js";
 import { DocState, afterAccepted, afterFeed, replaceLine, type ChangeFeedBody } from "../lib/replica.js";
-import { openEditors, waitUntil, type AuthorsResult, type Config, type RunMessage } from "./authors-shared.js";
+import { openEditors, waitUntil, watchWindow, type AuthorsResult, type Config, type RunMessage } from "./authors-shared.js";
 
 export type { AuthorsResult } from "./authors-shared.js";
 
@@ -135,8 +134,12 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
       if (at >= windowStart && at <= windowEnd) feedAnswersInWindow++;
       if (status === 200) {
         const version = integerAfter(body, CURRENT_VERSION);
-        // The text is built when first needed (a patch on it), from this answer's ops on the text at `since`.
-        const state = cache.get(version) ?? remember(new DocState(version, () => afterFeed(atSince, JSON.parse(body.toString()) as ChangeFeedBody).lines));
+        let state = cache.get(version);
+        if (!state) {
+          // The text is built when first needed (a patch on it), from this answer's ops on the text at `since`.
+          const kept = Buffer.from(body);
+          state = remember(new DocState(version, () => afterFeed(atSince, JSON.parse(kept.toString()) as ChangeFeedBody).lines));
+        }
         adopt(author, state, at);
       }
       pollSoon(author);
@@ -187,9 +190,13 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
       acks.sentAt.push(sentAt);
       if (at >= windowStart && at <= windowEnd) patchLatencies.push(at - sentAt);
       if (process.env.BENCH_DEBUG) debugLines.push(`ack ${author.global} sent +${(sentAt - windowStart).toFixed(0)} took ${(at - sentAt).toFixed(0)} v${version} base ${base.version}`);
-      // The text is built when first needed: the foreign ops on the base, then this author's op rebased over them.
-      const opsSinceBase = () => (JSON.parse(answer.toString()) as { opsSinceBase: Parameters<typeof afterAccepted>[3] }).opsSinceBase;
-      const state = cache.get(version) ?? remember(new DocState(version, () => afterAccepted(base, op.normalized, version, opsSinceBase()).lines));
+      let state = cache.get(version);
+      if (!state) {
+        // The text is built when first needed: the foreign ops on the base, then this author's op rebased over them.
+        const kept = Buffer.from(answer);
+        const opsSinceBase = () => (JSON.parse(kept.toString()) as { opsSinceBase: Parameters<typeof afterAccepted>[3] }).opsSinceBase;
+        state = remember(new DocState(version, () => afterAccepted(base, op.normalized, version, opsSinceBase()).lines));
+      }
       adopt(author, state, at);
     });
   };
@@ -204,21 +211,7 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
     windowStart = startAt + config.warmupMs;
     windowEnd = windowStart + config.measureMs;
 
-    // Event-loop delay inside the measurement window only (the load-bound test is about the window).
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    let cpuAtStart = process.cpuUsage();
-    const windowTimers = [
-      setTimeout(() => {
-        delay.enable();
-        cpuAtStart = process.cpuUsage();
-      }, windowStart - wallNow()),
-      setTimeout(() => {
-        delay.disable();
-        const cpu = process.cpuUsage(cpuAtStart);
-        const ms = (p: number) => (delay.percentile(p) / 1e6).toFixed(0);
-        if (process.env.BENCH_DEBUG) process.stderr.write(`authors: in the window: CPU user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms; event-loop delay p50 ${ms(50)} p90 ${ms(90)} p99 ${ms(99)} max ${(delay.max / 1e6).toFixed(0)} ms over ${delay.count} samples\n`);
-      }, windowEnd - wallNow()),
-    ];
+    const lag = watchWindow(windowStart, windowEnd);
     // One ticker for all authors: author g's k-th tick is due at startAt + (k + g / total) × interval.
     const patchEnd = windowEnd;
     let round = 0;
@@ -263,8 +256,7 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
     const finish = await fromParent<{ type: "finish"; maxVersion: number }>("finish", config.drainMs + 60_000);
     const drainEnd = Math.min(wallNow() + config.drainMs, hardEnd);
     while (wallNow() < drainEnd && authors.some((author) => author.state.version < finish.maxVersion)) await sleep(20);
-    windowTimers.forEach(clearTimeout);
-    delay.disable();
+    lag.stop();
     debug("feeds caught up");
     if (process.env.BENCH_DEBUG) writeFileSync(`${process.env.BENCH_DEBUG}-${config.firstAuthor}-${runIndex}.log`, debugLines.join("\n"));
     return {
@@ -281,7 +273,7 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
       feedAnswers,
       feedAnswersInWindow,
       feedErrors,
-      loadEventLoopP99Ms: delay.count > 0 ? delay.percentile(99) / 1e6 : Number.NaN,
+      loadEventLoopP99Ms: lag.p99Ms(),
     };
   } finally {
     feedsStopped = true;
