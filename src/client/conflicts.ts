@@ -6,6 +6,8 @@ import type { Conflict } from "./live-types.js";
 export interface Snapshot {
   version: number;
   lines: string[];
+  /** The checksum of the text, once known (from the service's answer, or computed for a patch): hashed at most once. */
+  checksum?: string;
 }
 
 type ConflictEvents = { conflict: [Conflict] };

@@ -122,7 +122,7 @@ export class LiveDocumentImpl extends DocumentState {
     const milestones = this.milestones.splice(0);
     const request: ContentPatchRequest = {
       baseVersion: base.version,
-      checksum: checksumOf(joinLines(base.lines)),
+      checksum: (base.checksum ??= checksumOf(joinLines(base.lines))),
       clientId: this.clientId,
       seq: this.nextSeq++,
       ops: ops.map(toLineOperation),
@@ -167,6 +167,7 @@ export class LiveDocumentImpl extends DocumentState {
   protected async accepted(patch: Inflight, result: ContentPatchResult): Promise<void> {
     const since = validateOps(result.opsSinceBase);
     const rebuilt = since.ok ? rebuildAfterPatch(patch.base.lines, patch.ops, since.ops) : since;
+    // Verified once here; the next patch on this text sends the same checksum without hashing again.
     const verified = rebuilt.ok && (result.checksum === undefined || checksumOf(joinLines(rebuilt.lines)) === result.checksum);
     if (!rebuilt.ok || !verified) {
       this.emitter.emit("error", new Error(`the text after version ${result.version} could not be rebuilt exactly; reloading`));
@@ -175,11 +176,12 @@ export class LiveDocumentImpl extends DocumentState {
     }
     // A version the confirmed text has passed already (a resend answered from its receipt after a
     // reopen) is contained in it: the history is linear.
-    const target = result.version >= this.confirmed.version ? { version: result.version, lines: rebuilt.lines } : this.confirmed;
+    const answered: Snapshot = { version: result.version, lines: rebuilt.lines, ...(result.checksum !== undefined ? { checksum: result.checksum } : {}) };
+    const target = result.version >= this.confirmed.version ? answered : this.confirmed;
     // Right after the base: no foreign version in between, so no event to catch up on, and the feed
     // may ask from here (a lone author is not sent its own change back).
     if (result.version <= patch.base.version + 1 && this.eventsSeen >= patch.base.version) this.eventsSeen = Math.max(this.eventsSeen, result.version);
-    if (result.version === this.feedBase.version + 1 && patch.base.version === this.feedBase.version) this.feedBase = { version: result.version, lines: rebuilt.lines };
+    if (result.version === this.feedBase.version + 1 && patch.base.version === this.feedBase.version) this.feedBase = answered;
     await this.moveBase(patch.expected, target);
   }
 
