@@ -2,8 +2,9 @@
  * Authors on one document, as editor load tests count them: every simulated author sends a one-line
  * patch every `intervalMs` (skipping a tick while its previous patch is still in flight) and keeps
  * one long-poll on the change feed open at all times. Each author owns one line and keeps its own
- * view of the text: from the feed (`ops` from its version, or `content`) and from its own 200s
- * (`opsSinceBase` plus its rebased op).
+ * view of the text: from the feed (`ops` from the version of its last feed answer, which it asks
+ * from, as the SDK's client does: docs/editing-protocol.md, "Following the feed") and from its own
+ * 200s (`opsSinceBase` plus its rebased op).
  *
  * Built to simulate 1,000 authors on one core: two raw keep-alive connections per author
  * (bench/lib/raw-http.ts, no undici streams or abort signals), one ticker for all authors instead of
@@ -39,6 +40,8 @@ interface Author {
   global: number;
   clientId: string;
   state: DocState;
+  /** The text of the last feed answer: the feed is asked from its version, as the SDK's client does. */
+  feedBase: DocState;
   seq: number;
   inFlight: boolean;
   feed: RawConnection;
@@ -97,6 +100,7 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
     global: config.firstAuthor + i,
     clientId: `author-${config.firstAuthor + i}-run-${runIndex}`,
     state: initial,
+    feedBase: initial,
     seq: 0,
     inFlight: false,
     feed: RawConnection.forOrigin(run.origin!),
@@ -121,7 +125,7 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
   };
   const poll = (author: Author): void => {
     if (feedsStopped || wallNow() > hardEnd) return;
-    const atSince = author.state;
+    const atSince = author.feedBase;
     author.feed.request("GET", feedPath + atSince.version, undefined, (error, status, body) => {
       const at = wallNow();
       if (error || (status !== 200 && status !== 204)) {
@@ -140,6 +144,7 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
           const kept = Buffer.from(body);
           state = remember(new DocState(version, () => afterFeed(atSince, JSON.parse(kept.toString()) as ChangeFeedBody).lines));
         }
+        author.feedBase = state;
         adopt(author, state, at);
       }
       pollSoon(author);
@@ -152,7 +157,9 @@ async function runOnce(config: Config, run: RunMessage, hardEnd: number, runInde
       author.inFlight = false;
       if (error || status !== 200) return;
       const fresh = JSON.parse(body.toString()) as { version: number; content: string };
-      adopt(author, DocState.fromText(fresh.version, fresh.content), wallNow());
+      const state = DocState.fromText(fresh.version, fresh.content);
+      if (state.version > author.feedBase.version) author.feedBase = state;
+      adopt(author, state, wallNow());
     });
   };
 
