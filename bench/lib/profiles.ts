@@ -4,7 +4,7 @@
  * other scenario with a missed target. Each is one extra, shorter run with the service under
  * `node --cpu-prof`, summarized by profile-summary.ts.
  */
-import { mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BenchContext, Scenario } from "./context.js";
 import { summarizeProfileFile } from "./profile-summary.js";
@@ -47,6 +47,12 @@ export async function takeProfiles(options: ProfileOptions): Promise<ProfileResu
       const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
       if (!file) throw new Error("the service wrote no .cpuprofile");
       const summary = summarizeProfileFile(join(dir, file));
+      // BENCH_KEEP_PROFILES=<dir>: the .cpuprofile files are kept there (the temp directory is removed), for a closer look.
+      const keep = process.env.BENCH_KEEP_PROFILES;
+      if (keep) {
+        mkdirSync(keep, { recursive: true });
+        copyFileSync(join(dir, file), join(keep, `${options.backend}-${result.id}.cpuprofile`));
+      }
       profiles.push({ scenario: result.id, backend: options.backend, takenAt: new Date().toISOString(), source: options.source, command, ...summary });
       log(`${result.id}: profile: ${(summary.totalMs / 1000).toFixed(1)} s sampled, ${((summary.totalMs - summary.idleMs) / 1000).toFixed(1)} s busy; top: ${summary.top.filter((t) => t.name !== "(idle)").slice(0, 3).map((t) => `${t.name} ${t.selfMs.toFixed(0)} ms`).join(", ")}`);
     } catch (error) {
