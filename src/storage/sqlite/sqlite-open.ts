@@ -3,6 +3,8 @@ import { migrate } from "./sqlite-migrations.js";
 
 /** WAL frames (1 KiB pages) after which a commit checkpoints the WAL into the database file. */
 const WAL_CHECKPOINT_FRAMES = 10_000;
+/** SQLite's page cache, in KiB. */
+const PAGE_CACHE_KIB = 32 * 1024;
 /** Above this the WAL file is truncated back after a checkpoint (it grows past it when one 1 MB-text commit lands late). */
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
@@ -24,6 +26,10 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number }):
   // measurement is in docs/benchmarks.md#storage-measurements-behind-the-code.
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_FRAMES}`);
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  // The page cache: SQLite's default of 2 MB holds too little of the receipts' and versions' index
+  // pages once a hot document's history grows (a patch's receipt lookup then reads its B-tree pages
+  // from the OS on every patch); 32 MB keeps them in memory.
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   db.pragma("foreign_keys = ON");
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   migrate(db);
