@@ -108,3 +108,64 @@ describe("sqlite store: full texts on disk", () => {
     expect(await store.reads(ID).fullTextAtOrBefore(1)).toEqual({ version: 1, text: large });
   });
 });
+
+describe("sqlite store: receipts with large ops", () => {
+  const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a03";
+  const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+  let dir: string;
+  let path: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "folio-receipts-"));
+    path = join(dir, "service.db");
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const opsSinceBase = Array.from({ length: 50 }, (_, n) => ({ index: n * 2, count: 1, lines: [`line ${n}`] }));
+  const receipt = (clientId: string, ops: typeof opsSinceBase) => ({ documentId: ID, clientId, seq: 1, requestHash: "h", version: 2, opsSinceBase: ops, createdAt: T0 });
+  async function putBoth(store: SqliteStore): Promise<void> {
+    await store.write(ID, async (tx) => {
+      tx.putDocument({ id: ID, title: "T", version: 1, deleted: false, createdAt: T0, updatedAt: T0, checksum: `sha256:${"0".repeat(64)}` });
+      tx.appendVersion({ documentId: ID, version: 1, changeType: "CREATED", milestone: true, createdAt: T0, title: "T", ops: [], checksum: `sha256:${"0".repeat(64)}`, text: "a" });
+      tx.putReceipt(receipt("large", opsSinceBase));
+      tx.putReceipt(receipt("small", []));
+    });
+  }
+
+  it("keeps small ops in the receipt's row and large ones in receipt_ops, and compaction takes both", async () => {
+    const store = SqliteStore.open(path);
+    try {
+      await putBoth(store);
+      const rows = store.database.prepare("SELECT client_id, ops_since_base, ops_ref FROM patch_receipts ORDER BY client_id").all();
+      expect(rows).toEqual([
+        { client_id: "large", ops_since_base: "", ops_ref: 1 },
+        { client_id: "small", ops_since_base: "[]", ops_ref: null },
+      ]);
+      expect(store.database.prepare("SELECT id, ops FROM receipt_ops").all()).toEqual([{ id: 1, ops: JSON.stringify(opsSinceBase) }]);
+      expect(await store.reads(ID).receipt("large", 1)).toEqual(receipt("large", opsSinceBase));
+      expect(await store.compact(T0 + 1)).toEqual({ versions: 0, receipts: 2, ran: true });
+      expect(store.database.prepare("SELECT count(*) AS n FROM receipt_ops").get()).toEqual({ n: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reads the receipts a file from before the receipt_ops table holds, after upgrading it", async () => {
+    // The file as the first schema left it: the second migration undone, a receipt with its ops in the row.
+    const first = SqliteStore.open(path);
+    await first.write(ID, async (tx) => tx.putDocument({ id: ID, title: "T", version: 1, deleted: false, createdAt: T0, updatedAt: T0, checksum: `sha256:${"0".repeat(64)}` }));
+    await first.close();
+    const db = new BetterSqlite3(path);
+    db.exec("DROP TABLE receipt_ops; ALTER TABLE patch_receipts DROP COLUMN ops_ref; DELETE FROM schema_migrations WHERE version = 2");
+    db.prepare("INSERT INTO patch_receipts VALUES (?, 'old', 1, 'h', 2, ?, ?)").run(ID, JSON.stringify(opsSinceBase), T0);
+    db.close();
+
+    const store = SqliteStore.open(path);
+    try {
+      expect(await store.reads(ID).receipt("old", 1)).toEqual(receipt("old", opsSinceBase));
+      await putBoth(store);
+      expect(await store.reads(ID).receipt("large", 1)).toEqual(receipt("large", opsSinceBase));
+    } finally {
+      await store.close();
+    }
+  });
+});

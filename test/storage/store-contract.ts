@@ -222,6 +222,23 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
       expect(await store.reads(OTHER).receipt("c-1", 7)).toBeUndefined();
     });
 
+    it("keeps a receipt whose ops are large (an author shifted over many versions) exactly, and compaction removes it", async () => {
+      const opsSinceBase = Array.from({ length: 600 }, (_, n) => ({ index: n * 2, count: 1, lines: [`author ${n} run 3 seq ${n}`, "😀\u0000"] }));
+      const large = { documentId: ID, clientId: "big", seq: 1, requestHash: "h", version: 2, opsSinceBase, createdAt: T0 };
+      const small = { documentId: ID, clientId: "small", seq: 1, requestHash: "h", version: 2, opsSinceBase: [], createdAt: T0 + 10_000 };
+      await appendVersions(store, ID, 1, 2);
+      await store.write(ID, async (tx) => {
+        tx.putReceipt(large);
+        tx.putReceipt(small);
+      });
+      expect(await store.reads(ID).receipt("big", 1)).toEqual(large);
+      expect(await store.reads(ID).receipts([{ clientId: "big", seq: 1 }, { clientId: "small", seq: 1 }])).toEqual(expect.arrayContaining([large, small]));
+      const result = await store.compact(T0 + 5_000);
+      expect(result.receipts).toBe(1);
+      expect(await store.reads(ID).receipt("big", 1)).toBeUndefined();
+      expect(await store.reads(ID).receipt("small", 1)).toEqual(small);
+    });
+
     it("reads the receipts of a batch of keys at once, only the ones that exist", async () => {
       const receipt = (clientId: string, seq: number) => ({ documentId: ID, clientId, seq, requestHash: `h ${seq}`, version: 2, opsSinceBase: [], createdAt: T0 });
       // Keys that would collide if joined carelessly, a client id with U+0000, and more keys than one statement takes.

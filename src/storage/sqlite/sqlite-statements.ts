@@ -35,7 +35,9 @@ export function prepareStatements(db: Database) {
       "SELECT version, text FROM versions WHERE document_id = ? AND milestone = 1 AND version <= ? AND text IS NOT NULL ORDER BY version DESC LIMIT 1",
     ),
     receipt: prepare<[string, string, number], ReceiptRow>(db, 
-      "SELECT * FROM patch_receipts WHERE document_id = ? AND client_id = ? AND seq = ?",
+      `SELECT r.document_id, r.client_id, r.seq, r.request_hash, r.version, coalesce(o.ops, r.ops_since_base) AS ops_since_base, r.created_at
+       FROM patch_receipts r LEFT JOIN receipt_ops o ON o.id = r.ops_ref
+       WHERE r.document_id = ? AND r.client_id = ? AND r.seq = ?`,
     ),
     putDocument: prepare(db, 
       `INSERT INTO documents (id, title, version, deleted, created_at, updated_at, checksum)
@@ -54,9 +56,10 @@ export function prepareStatements(db: Database) {
        ON CONFLICT (document_id) DO UPDATE SET version = excluded.version, text = excluded.text`,
     ),
     putReceipt: prepare(db, 
-      `INSERT INTO patch_receipts (document_id, client_id, seq, request_hash, version, ops_since_base, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO patch_receipts (document_id, client_id, seq, request_hash, version, ops_since_base, created_at, ops_ref)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    putReceiptOps: prepare(db, "INSERT INTO receipt_ops (ops) VALUES (?)"),
     needingSnapshot: prepare<[number], { id: string }>(db, documentsNeedingSnapshot("?")),
     // One chunk at a time: better-sqlite3 runs on the event loop, so a single statement over a
     // million versions would stall every request for seconds.
@@ -69,6 +72,7 @@ export function prepareStatements(db: Database) {
          WHERE ${compactableVersion("?")}
          LIMIT ${COMPACTION_CHUNK})`,
     ),
+    compactReceiptOps: prepare(db, "DELETE FROM receipt_ops WHERE id IN (SELECT ops_ref FROM patch_receipts WHERE created_at < ? AND ops_ref IS NOT NULL)"),
     compactReceipts: prepare(db, "DELETE FROM patch_receipts WHERE created_at < ?"),
     listLock: prepare<[], { failures: number; locked_until: number }>(db, "SELECT failures, locked_until FROM list_lock WHERE id = 1"),
     recordFailure: prepare<[{ now: number; max: number; lockMs: number }], { failures: number; locked_until: number }>(db, 

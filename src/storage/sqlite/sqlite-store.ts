@@ -104,7 +104,13 @@ export class SqliteStore implements Store {
       if (changed < COMPACTION_CHUNK) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const receipts = await run(() => this.sql.compactReceipts.run(cutoff).changes);
+    // Together, so that no receipt is left pointing at ops that are gone.
+    const receipts = await run(() =>
+      this.db.transaction(() => {
+        this.sql.compactReceiptOps.run(cutoff);
+        return this.sql.compactReceipts.run(cutoff).changes;
+      })(),
+    );
     return { versions, receipts, ran: true };
   }
 

@@ -2,6 +2,9 @@ import type { StagedWrites } from "../staged-writes.js";
 import type { Statements } from "./sqlite-statements.js";
 import { encodeFullText } from "./sqlite-rows.js";
 
+/** The longest ops JSON kept in the receipt's own row (characters); longer ones are referenced. */
+export const RECEIPT_OPS_INLINE = 200;
+
 /**
  * The statements that write what `staged` holds, to run inside the group commit's transaction
  * (see group-commit.ts). The document's writers are serialized in-process, so the stored head read
@@ -32,7 +35,10 @@ export function stagedStatements(sql: Statements, staged: StagedWrites): (() => 
       const snapshot = staged.snapshot;
       if (snapshot) sql.putSnapshot.run(id, snapshot.version, encodeFullText(snapshot.text));
       for (const receipt of staged.receipts) {
-        sql.putReceipt.run(receipt.documentId, receipt.clientId, receipt.seq, receipt.requestHash, receipt.version, JSON.stringify(receipt.opsSinceBase), receipt.createdAt);
+        const ops = JSON.stringify(receipt.opsSinceBase);
+        // Large ops go to their own table (sqlite-migrations.ts, the second migration): the keyed receipts stay small rows.
+        const ref = ops.length > RECEIPT_OPS_INLINE ? sql.putReceiptOps.run(ops).lastInsertRowid : null;
+        sql.putReceipt.run(receipt.documentId, receipt.clientId, receipt.seq, receipt.requestHash, receipt.version, ref === null ? ops : "", receipt.createdAt, ref);
       }
     },
   ];
