@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -90,6 +90,12 @@ export interface StartServiceOptions {
   timeoutMs?: number;
 }
 
+/** The Node.js flags of the `start` script in package.json, read from it. */
+const SERVICE_NODE_FLAGS: string[] = (() => {
+  const start = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith("--max-"));
+})();
+
 let services = 0;
 
 /** Starts the service on a free loopback port with fresh storage (unless given) and waits until GET /api/v1/info answers. */
@@ -121,7 +127,8 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     SERVICE_FEED_MAX_WAIT_SECONDS: "120",
     ...options.env,
   };
-  const nodeArgs = [...(options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : []), ...options.build.entryArgs];
+  // The service runs with the flags `npm start` gives it (package.json).
+  const nodeArgs = [...(options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : []), ...SERVICE_NODE_FLAGS, ...options.build.entryArgs];
   let server: ServerHandle;
   try {
     server = await spawnServer({
