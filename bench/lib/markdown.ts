@@ -196,7 +196,7 @@ export function renderDocument(data: BenchData, commentary: string): string {
     "npm run bench -- --render-only                                      # rewrite this file from its data block (after editing the commentary)",
     "```",
     "",
-    "The service runs as its own process (`node --max-semi-space-size=64 dist/server.js`, the flags of `npm start`, compiled into a temp directory) on a free loopback port with",
+    "The service runs as its own process (`node dist/server.js` with the Node.js flags of `npm start`, if any, compiled into a temp directory) on a free loopback port with",
     "`LOG_LEVEL=warn`; load generators are separate processes (`node --import tsx bench/load/*.ts`) using keep-alive",
     "connections, one per client and no pipelining (undici pools; raw sockets for the authors); baselines are bare Fastify",
     "servers in their own processes (bench/baselines/). On a machine with two CPUs or more, every server runs on the first CPU",
