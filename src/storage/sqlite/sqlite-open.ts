@@ -1,12 +1,18 @@
 import BetterSqlite3, { type Database } from "better-sqlite3";
 import { migrate } from "./sqlite-migrations.js";
 
-/** WAL frames (1 KiB pages) after which a commit checkpoints the WAL into the database file. */
-const WAL_CHECKPOINT_FRAMES = 10_000;
+/**
+ * WAL frames (1 KiB pages) after which a commit checkpoints the WAL into the database file. 20,000
+ * since the WAL is flushed off the event loop (wal-sync.ts): without SQLite's own sync at each
+ * commit it no longer pads a commit to the next 4 KiB sector, so the part-filled last page of the
+ * WAL is written again by the next commit's flush (about +0.6-1 KB per one-line patch, measured);
+ * checkpointing half as often more than pays for it (docs/benchmarks.md).
+ */
+const WAL_CHECKPOINT_FRAMES = 20_000;
 /** SQLite's page cache, in KiB. */
 const PAGE_CACHE_KIB = 32 * 1024;
-/** Above this the WAL file is truncated back after a checkpoint (it grows past it when one 1 MB-text commit lands late). */
-const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+/** Above this the WAL file is truncated back after a checkpoint (20,000 frames are about 21 MB; it grows past that when one 1 MB-text commit lands late). */
+const WAL_SIZE_LIMIT_BYTES = 24 * 1024 * 1024;
 
 /** Opens (creating and migrating) the database at `path`, or an in-memory one for `:memory:`. */
 export function openDatabase(path: string, options: { busyTimeoutMs?: number }): Database {
