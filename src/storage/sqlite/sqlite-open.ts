@@ -15,16 +15,18 @@ const PAGE_CACHE_KIB = 32 * 1024;
 const WAL_SIZE_LIMIT_BYTES = 24 * 1024 * 1024;
 
 /** Opens (creating and migrating) the database at `path`, or an in-memory one for `:memory:`. */
-export function openDatabase(path: string, options: { busyTimeoutMs?: number }): Database {
+export function openDatabase(path: string, options: { busyTimeoutMs?: number }): { db: Database; walFile: string | undefined } {
   const db = new BetterSqlite3(path);
   // Small pages keep the bytes a one-line patch writes small (a page is the unit of every write);
   // it only takes effect when the file is created.
   db.pragma("page_size = 1024");
-  db.pragma("journal_mode = WAL");
-  // Commits do not wait for the disk on the event loop: the store flushes the WAL on the thread
-  // pool before it acknowledges them (wal-sync.ts), which is as durable as FULL for what is
-  // acknowledged. SQLite still syncs around every checkpoint.
-  db.pragma(path === ":memory:" ? "synchronous = FULL" : "synchronous = NORMAL");
+  // A file system without the shared memory WAL needs keeps the rollback journal (SQLite says so by
+  // the mode it reports), and an in-memory database has no file to flush.
+  const wal = db.pragma("journal_mode = WAL", { simple: true }) === "wal" && path !== ":memory:";
+  // With a WAL, commits do not wait for the disk on the event loop: the store flushes the WAL on the
+  // thread pool before it acknowledges them (wal-sync.ts), which is as durable as FULL for what is
+  // acknowledged. SQLite still syncs around every checkpoint. Without one, SQLite syncs each commit.
+  db.pragma(wal ? "synchronous = NORMAL" : "synchronous = FULL");
   // A checkpoint copies each page the WAL holds into the file once, however many commits rewrote
   // it: the default of 1,000 frames copied the hot pages (page 1, the documents leaf, the leaves the
   // patches append to) over and over. A longer WAL (readers find pages through the WAL index in
@@ -39,5 +41,5 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number }):
   db.pragma("foreign_keys = ON");
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   migrate(db);
-  return db;
+  return { db, walFile: wal ? `${db.name}-wal` : undefined };
 }

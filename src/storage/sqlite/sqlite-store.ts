@@ -23,8 +23,9 @@ import { WalSync, flushFailed } from "./wal-sync.js";
 
 /**
  * The embedded store: one SQLite file in WAL mode whose WAL is flushed to disk before a commit is
- * acknowledged (off the event loop, wal-sync.ts), so an acknowledged change survives a power cut. Writers of one document are serialized in-process (only this
- * process opens the file); writers that finish together share one durable commit.
+ * acknowledged (off the event loop, wal-sync.ts), so an acknowledged change survives a power cut.
+ * Writers of one document are serialized in-process (only this process opens the file); writers
+ * that finish together share one durable commit.
  */
 export class SqliteStore implements Store {
   private readonly sql: Statements;
@@ -50,7 +51,8 @@ export class SqliteStore implements Store {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const lock = path === ":memory:" ? undefined : SqliteFileLock.acquire(path);
     try {
-      return new SqliteStore(openDatabase(path, options), lock, path === ":memory:" ? undefined : new WalSync(`${path}-wal`));
+      const { db, walFile } = openDatabase(path, options);
+      return new SqliteStore(db, lock, walFile === undefined ? undefined : new WalSync(walFile));
     } catch (error) {
       lock?.release();
       throw error;
