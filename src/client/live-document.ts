@@ -179,7 +179,8 @@ export class LiveDocumentImpl extends DocumentState {
     const answered: Snapshot = { version: result.version, lines: rebuilt.lines, ...(result.checksum !== undefined ? { checksum: result.checksum } : {}) };
     const target = result.version >= this.confirmed.version ? answered : this.confirmed;
     // Right after the base: no foreign version in between, so no event to catch up on, and the feed
-    // may ask from here (a lone author is not sent its own change back).
+    // may ask from here (a lone author's next polls ask from its own version; the poll already
+    // waiting is still answered with this change, which is then stale and dropped).
     if (result.version <= patch.base.version + 1 && this.eventsSeen >= patch.base.version) this.eventsSeen = Math.max(this.eventsSeen, result.version);
     if (result.version === this.feedBase.version + 1 && patch.base.version === this.feedBase.version) this.feedBase = answered;
     await this.moveBase(patch.expected, target);

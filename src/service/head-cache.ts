@@ -38,6 +38,24 @@ export interface CachedHead {
 export interface Composition {
   through: number;
   ops: NormalizedOp[];
+  /** Its share of the cache's budget ({@link opsWeight}). */
+  weight: number;
+}
+
+/** A list of ops' share of the cache's budget, counted like a version summary's ops. */
+export function opsWeight(ops: readonly NormalizedOp[]): number {
+  let weight = 0;
+  for (const op of ops) {
+    weight += OP_OVERHEAD;
+    for (const line of op.lines) weight += line.length;
+  }
+  return weight;
+}
+
+function compositionsWeight(entry: CachedHead): number {
+  let weight = 0;
+  for (const composition of entry.compositions?.values() ?? []) weight += composition.weight;
+  return weight;
 }
 
 // Compaction (by this instance or another) only drops versions created before the retention
@@ -96,7 +114,8 @@ export class HeadCache {
 
   set(id: string, entry: CachedHead): void {
     this.delete(id);
-    const weight = entry.text.length + entry.recentWeight;
+    // The compositions kept with the entry count too (at most a few bases, each within the recent versions).
+    const weight = entry.text.length + entry.recentWeight + compositionsWeight(entry);
     if (weight > this.maxCharacters) return;
     this.entries.set(id, { entry, weight });
     this.totalWeight += weight;
@@ -129,10 +148,6 @@ const OP_OVERHEAD = 70;
 
 /** A version summary's share of the cache's budget. */
 export function summaryWeight(summary: VersionSummary): number {
-  let weight = SUMMARY_OVERHEAD + summary.title.length + (summary.clientId?.length ?? 0) + (summary.displayName?.length ?? 0);
-  for (const op of summary.ops ?? []) {
-    weight += OP_OVERHEAD;
-    for (const line of op.lines) weight += line.length;
-  }
-  return weight;
+  const weight = SUMMARY_OVERHEAD + summary.title.length + (summary.clientId?.length ?? 0) + (summary.displayName?.length ?? 0);
+  return weight + opsWeight(summary.ops ?? []);
 }

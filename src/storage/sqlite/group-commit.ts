@@ -46,6 +46,12 @@ export class GroupCommit {
     const batch = this.pending;
     this.pending = [];
     this.scheduled = undefined;
+    // After a failed flush nothing more is committed: a write the store already queued would be
+    // refused with its flush, yet stay in the file and be read back.
+    if (this.wal?.failed) {
+      for (const item of batch) item.reject(flushFailed(this.wal.failed));
+      return;
+    }
     const failures = new Map<Pending, unknown>();
     const applyOne = this.db.transaction((writes: (() => void)[]) => writes.forEach((write) => write()));
     try {

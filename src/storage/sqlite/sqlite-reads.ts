@@ -27,9 +27,9 @@ export async function run<T>(statement: () => T): Promise<T> {
 /** The reads of one document, for the store and for a write transaction alike. */
 export class SqliteReads implements DocumentReads {
   /**
-   * @param durable the flush of the WAL under way, if any: a read outside a write waits for it, so
-   *   that it never returns a commit that is not yet on disk (wal-sync.ts). A write's own reads
-   *   pass `undefined`: what they build on is acknowledged only after a later flush.
+   * @param durable the flush of the WAL under way, if any: a read outside a write settles after it
+   *   ({@link durableRead}), so that it never returns a commit that is not yet on disk. A write's own
+   *   reads pass `undefined`: what they build on is acknowledged only after a later flush.
    */
   constructor(
     private readonly sql: Statements,
@@ -49,10 +49,27 @@ export class SqliteReads implements DocumentReads {
     this.read(() => keys.flatMap(({ clientId, seq }) => readReceipt(this.sql, this.id, clientId, seq) ?? []));
 
   private read<T>(statement: () => T): Promise<T> {
-    const flushing = this.durable?.();
-    // A failed flush fails the writes (the store stops acknowledging); reads go on with what the file holds.
-    return flushing ? flushing.then(() => run(statement), () => run(statement)) : run(statement);
+    return durableRead(statement, this.durable);
   }
+}
+
+/**
+ * Runs a read statement and settles once everything it may have seen is on disk (wal-sync.ts):
+ * every commit it saw has asked for a flush already, and the flush under way right after the
+ * statement (the queued one, else the running one) covers them all, so a read waits for at most
+ * that one. Waiting before the statement would not do: a commit made during the wait would be read
+ * before its own flush. A failed flush fails the writes (the store stops acknowledging); reads go
+ * on with what the file holds.
+ */
+export async function durableRead<T>(statement: () => T, flushing: (() => Promise<void> | undefined) | undefined): Promise<T> {
+  let value: T;
+  try {
+    value = statement();
+  } catch (error) {
+    throw unavailable(error);
+  }
+  await flushing?.()?.catch(() => undefined);
+  return value;
 }
 
 function readDocument(sql: Statements, id: string): DocumentRecord | undefined {

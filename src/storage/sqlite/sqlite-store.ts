@@ -17,7 +17,7 @@ import { SqliteFileLock } from "./file-lock.js";
 import { toDocument } from "./sqlite-rows.js";
 import { GroupCommit } from "./group-commit.js";
 import { COMPACTION_CHUNK, prepareStatements, type Statements } from "./sqlite-statements.js";
-import { SqliteReads, run, unavailable } from "./sqlite-reads.js";
+import { SqliteReads, durableRead, run, unavailable } from "./sqlite-reads.js";
 import { stagedStatements } from "./sqlite-transaction.js";
 import { WalSync, flushFailed } from "./wal-sync.js";
 
@@ -61,10 +61,13 @@ export class SqliteStore implements Store {
 
 
   reads(id: string): DocumentReads {
-    return new SqliteReads(this.sql, id, this.wal && (() => this.wal?.pending()));
+    return new SqliteReads(this.sql, id, this.flushing);
   }
 
-  listDocuments = () => run(() => this.sql.documents.all().map(toDocument));
+  /** The flush of the WAL under way, if any (what a read outside a write settles after). */
+  private readonly flushing = (): Promise<void> | undefined => this.wal?.pending();
+
+  listDocuments = () => durableRead(() => this.sql.documents.all().map(toDocument), this.flushing);
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the store is closed"));
@@ -117,10 +120,10 @@ export class SqliteStore implements Store {
   }
 
   getListLock(): Promise<ListLockState> {
-    return run(() => {
+    return durableRead(() => {
       const row = this.sql.listLock.get();
       return { failures: row?.failures ?? 0, lockedUntil: row?.locked_until ?? 0 };
-    });
+    }, this.flushing);
   }
 
   async recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState> {
@@ -130,8 +133,9 @@ export class SqliteStore implements Store {
     return row ? { failures: row.failures, lockedUntil: row.locked_until } : this.getListLock();
   }
 
-  resetListFailures(): Promise<void> {
-    return run(() => void this.sql.resetFailures.run());
+  async resetListFailures(): Promise<void> {
+    await run(() => void this.sql.resetFailures.run());
+    await this.wal?.sync();
   }
 
   // A read of a row of the file (not a constant): a file gone unreadable or locked beyond the wait fails it.

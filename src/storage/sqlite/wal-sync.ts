@@ -1,4 +1,5 @@
-import { openSync, closeSync, fdatasync } from "node:fs";
+import { close, closeSync, fdatasync, fsync, open, openSync } from "node:fs";
+import { dirname } from "node:path";
 import { StorageUnavailableError } from "../store.js";
 
 /** What a write (and the readiness ping) is refused with after a failed flush. */
@@ -61,6 +62,7 @@ export class WalSync {
 
   private start(): Promise<void> {
     const flush = new Promise<void>((resolve, reject) => {
+      const first = this.fd === undefined;
       let fd: number;
       try {
         // Opened on the first flush: the WAL file exists once a commit wrote to it, and stays the
@@ -70,7 +72,11 @@ export class WalSync {
         reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
-      fdatasync(fd, (error) => (error ? reject(error) : resolve()));
+      const data = () => fdatasync(fd, (error) => (error ? reject(error) : resolve()));
+      if (!first) return data();
+      // A WAL file made by this connection is new: its directory entry is flushed once, too (SQLite
+      // would do so at its own first sync of it, which with synchronous=NORMAL is the first checkpoint).
+      syncDirectory(dirname(this.walPath), (error) => (error ? reject(error) : data()));
     }).then(
       () => {
         if (this.running === flush) this.running = undefined;
@@ -84,4 +90,12 @@ export class WalSync {
     this.running = flush;
     return flush;
   }
+}
+
+/** fsync of a directory, so that the entries of files made in it are on disk. */
+function syncDirectory(path: string, done: (error: Error | null) => void): void {
+  open(path, "r", (error, fd) => {
+    if (error) return done(error);
+    fsync(fd, (syncError) => close(fd, (closeError) => done(syncError ?? closeError ?? null)));
+  });
 }
