@@ -38,8 +38,8 @@ export interface CachedHead {
 export interface Composition {
   through: number;
   ops: NormalizedOp[];
-  /** Its share of the cache's budget ({@link opsWeight}). */
-  weight: number;
+  /** Its share of the cache's budget ({@link opsWeight}), worked out when the entry is cached, not per patch. */
+  weight?: number;
 }
 
 /** A list of ops' share of the cache's budget, counted like a version summary's ops. */
@@ -54,7 +54,7 @@ export function opsWeight(ops: readonly NormalizedOp[]): number {
 
 function compositionsWeight(entry: CachedHead): number {
   let weight = 0;
-  for (const composition of entry.compositions?.values() ?? []) weight += composition.weight;
+  for (const composition of entry.compositions?.values() ?? []) weight += composition.weight ??= opsWeight(composition.ops);
   return weight;
 }
 

@@ -3,7 +3,7 @@ import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, ReceiptKey, VersionRecord, VersionSummary } from "../storage/store.js";
 import type { HistoryPolicy } from "./history-policy.js";
-import { RECENT_VERSIONS, opsWeight, recentAfter, recentAt, summaryWeight, type CachedHead, type Composition } from "./head-cache.js";
+import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead, type Composition } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
 
 /** A change to record as the next version. */
@@ -135,7 +135,7 @@ export class WorkingDocument implements TextSource {
   rememberComposed(base: number, through: number, ops: NormalizedOp[]): void {
     // The most recently used bases stay; one whose versions left the recent ones is of no more use.
     this.compositions.delete(base);
-    this.compositions.set(base, { through, ops, weight: opsWeight(ops) });
+    this.compositions.set(base, { through, ops });
     for (const [kept] of this.compositions) {
       if (this.compositions.size <= COMPOSED_BASES && kept >= through - RECENT_VERSIONS) break;
       this.compositions.delete(kept);

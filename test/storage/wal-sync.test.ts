@@ -84,6 +84,27 @@ describe("sqlite store: a failed flush of the WAL", () => {
     }
   });
 
+  it("commits nothing more once a flush failed, not even a write that was already queued behind it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "folio-wal-store-"));
+    const path = join(dir, "service.db");
+    const store = SqliteStore.open(path);
+    try {
+      unlinkSync(`${path}-wal`);
+      // Both pass the store's own check at once; the second runs only after the first one's flush failed.
+      const first = store.write(ID, async (tx) => {
+        tx.putDocument(head(1));
+        tx.appendVersion(record(1));
+      });
+      const second = store.write(ID, async (tx) => tx.putDocument({ ...head(1), title: "second" }));
+      await expect(first).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(second).rejects.toThrow("the SQLite WAL could not be flushed to disk; restart the service");
+      expect((await store.reads(ID).document())?.title).toBe("T");
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("acknowledges a write after its flush, and a read made meanwhile returns it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "folio-wal-store-"));
     const store = SqliteStore.open(join(dir, "service.db"));
