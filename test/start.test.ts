@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
@@ -58,6 +58,8 @@ describe("npm start", () => {
     const listening = await started.waitForLine(isListening, TIMEOUT_MS);
     const serverPid = Number(listening.pid);
     expect(serverPid).not.toBe(started.child.pid);
+    // The collector works on the event loop's thread (README, "Choices where the interface is silent").
+    expect(readFileSync(`/proc/${serverPid}/cmdline`, "utf8").split("\0")).toContain("--single-threaded-gc");
     const info = await fetch(new URL("/api/v1/info", String(listening.address)));
     expect(info.status).toBe(200);
     // Built at install: /info reports when.

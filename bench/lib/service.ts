@@ -90,10 +90,13 @@ export interface StartServiceOptions {
   timeoutMs?: number;
 }
 
-/** The Node.js flags of the `start` script in package.json, read from it. */
+/**
+ * The Node.js flags of the `start` script in package.json, read from it. The bare baselines run
+ * with them too: a ratio against a baseline compares the code, not the runtime's settings.
+ */
 const SERVICE_NODE_FLAGS: string[] = (() => {
   const start = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith("--max-"));
+  return start.split(/\s+/).filter((word) => word.startsWith("--") && !word.startsWith("--import"));
 })();
 
 let services = 0;
@@ -163,7 +166,7 @@ export async function startBaseline(name: "bare-fastify" | "bare-sqlite", tmp: s
   mkdirSync(dir, { recursive: true });
   return spawnServer({
     name,
-    nodeArgs: ["--import", TSX_IMPORT, join(REPO_ROOT, `bench/baselines/${name}.ts`)],
+    nodeArgs: [...SERVICE_NODE_FLAGS, "--import", TSX_IMPORT, join(REPO_ROOT, `bench/baselines/${name}.ts`)],
     env: { BENCH_DB: join(dir, "baseline.db"), NODE_PATH: join(REPO_ROOT, "node_modules") },
     cwd: REPO_ROOT,
     readiness: "log",
