@@ -5,7 +5,7 @@ import { joinLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
-import type { DocumentRecord, PatchReceipt } from "../storage/store.js";
+import type { DocumentRecord, PatchReceipt, ShiftedOver } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import type { ContentLimit } from "./content-limit.js";
 import { rebuildText } from "./document-text.js";
@@ -66,18 +66,23 @@ export class ContentPatcher {
       const receipt = await doc.receipt(patch.clientId, patch.seq);
       if (receipt) {
         seen.result = "repeat";
-        return repeated(doc, receipt, requestHash);
+        return repeated(doc, receipt, requestHash, submitted);
       }
       const head = doc.document;
       if (!head || head.deleted) throw documentNotFound(id);
 
-      let foreign = await this.foreignOps(doc, head, patch);
+      const since = await this.foreignOps(doc, head, patch);
+      let foreign = since.ops;
       let ops = submitted;
+      let shiftedOver: ShiftedOver | undefined;
       if (foreign.length > 0) {
         checkRange(submitted, (await doc.lines()).length - lineDelta(foreign));
         // The rebuild rule (docs/editing-protocol.md), shared with clients through src/core: a
         // client repeats it on the answer's opsSinceBase and must reach this very text.
         let rebased = rebasePatch(foreign, submitted);
+        // Decided from the versions alone: the receipt may keep where to decide it again instead of
+        // the answer's ops, tens of KB for an author among hundreds (docs/architecture.md, "Receipts").
+        if (rebased.ok && doc.mayReferToVersionsSince(since.baseCreatedAt)) shiftedOver = { base: patch.baseVersion, through: head.version };
         if (!rebased.ok && rebased.needsBase) {
           // The rule judges ranges, not text: a hunk that rewrites lines with their own content, or
           // foreign versions that undid each other, look like overlaps where a three-way merge of
@@ -121,20 +126,20 @@ export class ContentPatcher {
       }
       // Every submitted change was already made by a foreign version: nothing new to record, but the
       // receipt keeps the answer so that a resend gets the same one.
-      doc.putReceipt(receiptOf(id, patch, requestHash, version, foreign, this.options.clock.now()));
+      doc.putReceipt(receiptOf(id, patch, requestHash, version, foreign, shiftedOver, this.options.clock.now()));
       return { kind: "accepted", version, opsSinceBase: foreign, checksum };
     }, { receipt: { clientId: patch.clientId, seq: patch.seq } });
   }
 
-  /** The composed ops of every version after the base; empty when the base is the head. */
-  private async foreignOps(doc: WorkingDocument, head: DocumentRecord, patch: ContentPatch): Promise<NormalizedOp[]> {
+  /** The composed ops of every version after the base (empty when the base is the head), and when the base was made. */
+  private async foreignOps(doc: WorkingDocument, head: DocumentRecord, patch: ContentPatch): Promise<{ ops: NormalizedOp[]; baseCreatedAt: number }> {
     const base = patch.baseVersion;
     if (base > head.version || base < 1) {
       throw new ServiceError("base-unavailable", `base version ${base} does not exist; the current version is ${head.version}`);
     }
     if (base === head.version) {
       if (patch.checksum !== head.checksum) throw checksumMismatch(base);
-      return [];
+      return { ops: [], baseCreatedAt: head.updatedAt };
     }
     const baseRecord = await doc.version(base);
     if (!baseRecord || baseRecord.ops === null) throw new ServiceError("base-unavailable", `base version ${base} was compacted; reload the document`);
@@ -150,7 +155,7 @@ export class ContentPatcher {
     }
     const foreign = composeChain(chain);
     doc.rememberComposed(base, head.version, foreign);
-    return foreign;
+    return { ops: foreign, baseCreatedAt: baseRecord.createdAt };
   }
 }
 
@@ -188,16 +193,44 @@ function hashRequest(patch: ContentPatch, ops: readonly NormalizedOp[]): string 
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 
-async function repeated(doc: WorkingDocument, receipt: PatchReceipt, requestHash: string): Promise<PatchOutcome> {
+async function repeated(doc: WorkingDocument, receipt: PatchReceipt, requestHash: string, submitted: readonly NormalizedOp[]): Promise<PatchOutcome> {
   if (receipt.requestHash !== requestHash) {
     throw new ServiceError("seq-reused", `seq ${receipt.seq} of client ${receipt.clientId} was already used for a different patch`);
   }
   // The checksum of the text the patch led to is the one of the version the receipt names: version
   // records are never deleted (compaction drops only their ops), so a repeat answers it too.
   const checksum = (await doc.version(receipt.version))?.checksum;
-  return { kind: "accepted", version: receipt.version, opsSinceBase: receipt.opsSinceBase, ...(checksum !== undefined ? { checksum } : {}) };
+  const opsSinceBase = receipt.opsSinceBase ?? (await shiftedAgain(doc, receipt, submitted));
+  return { kind: "accepted", version: receipt.version, opsSinceBase, ...(checksum !== undefined ? { checksum } : {}) };
 }
 
-function receiptOf(id: string, patch: ContentPatch, requestHash: string, version: number, foreign: NormalizedOp[], now: number): PatchReceipt {
-  return { documentId: id, clientId: patch.clientId, seq: patch.seq, requestHash, version, opsSinceBase: foreign, createdAt: now };
+/**
+ * The answer of a receipt that kept only the versions its patch was shifted over: the same patch
+ * (its request hash matched) rebased over their composition again, which is the answer it got,
+ * since composing is deterministic and a composition's result does not depend on how the chain was
+ * grouped (docs/architecture.md, "Receipts"). Compaction keeps those versions' ops while the receipt lives.
+ */
+async function shiftedAgain(doc: WorkingDocument, receipt: PatchReceipt, submitted: readonly NormalizedOp[]): Promise<NormalizedOp[]> {
+  const shifted = receipt.shiftedOver;
+  const versions = shifted ? await doc.versions(shifted.base, shifted.through) : [];
+  const chain = versions.flatMap((record) => (record.ops === null ? [] : [record.ops]));
+  const rebased = shifted && chain.length === shifted.through - shifted.base ? rebasePatch(composeChain(chain), submitted) : undefined;
+  if (!rebased?.ok) {
+    throw new ServiceError("base-unavailable", `the answer to seq ${receipt.seq} of client ${receipt.clientId} cannot be composed again; reload the document`);
+  }
+  return rebased.opsSinceBase;
+}
+
+function receiptOf(
+  id: string,
+  patch: ContentPatch,
+  requestHash: string,
+  version: number,
+  foreign: NormalizedOp[],
+  shiftedOver: ShiftedOver | undefined,
+  now: number,
+): PatchReceipt {
+  const receipt: PatchReceipt = { documentId: id, clientId: patch.clientId, seq: patch.seq, requestHash, version, opsSinceBase: foreign, createdAt: now };
+  if (shiftedOver) receipt.shiftedOver = shiftedOver;
+  return receipt;
 }

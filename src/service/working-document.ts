@@ -167,6 +167,16 @@ export class WorkingDocument implements TextSource {
     return this.tx.receipt(clientId, seq);
   }
 
+  /**
+   * Whether a receipt may refer to versions made at or after `createdAt` instead of copying their
+   * composed ops: when they are in the newer half of the retention period, no compaction, running
+   * now or soon on this instance or another (whose clock may be a little off), can clear them before
+   * the receipt is committed, and from then on compaction keeps them while the receipt lives.
+   */
+  mayReferToVersionsSince(createdAt: number): boolean {
+    return createdAt >= (this.policy.now() + this.policy.cutoff()) / 2;
+  }
+
   putReceipt(receipt: PatchReceipt): void {
     this.stagedReceipts.set(receiptKey(receipt), receipt);
     this.tx.putReceipt(receipt);

@@ -1,7 +1,8 @@
 // What compaction clears, stated once for both adapters (docs/interface.md#compaction-and-retention):
 // a sync version (not a milestone) created before the cutoff, below the document's head and below
 // its snapshot, loses its ops and any text it carried; its checksum, title and metadata stay.
-// Milestones and the deletion record (a milestone) keep their ops and text. The SQL below is
+// Milestones and the deletion record (a milestone) keep their ops and text, and so does a version
+// that a live receipt refers to (see receiptReaching). The SQL below is
 // written in the dialect SQLite and PostgreSQL share; `cutoff` is the adapter's placeholder.
 
 /** The columns compaction clears on a compactable version. */
@@ -12,7 +13,20 @@ export const COMPACTION_CLEARS = "ops = NULL, text = NULL";
  * snapshot must be newer than the version: the head is rebuilt from the snapshot and later ops.
  */
 export function compactableVersion(cutoff: string): string {
-  return `NOT v.milestone AND v.ops IS NOT NULL AND v.created_at < ${cutoff} AND v.version < d.version AND v.version < s.version`;
+  return `NOT v.milestone AND v.ops IS NOT NULL AND v.created_at < ${cutoff} AND v.version < d.version AND v.version < s.version
+    AND NOT EXISTS (${receiptReaching("v")})`;
+}
+
+/**
+ * A receipt that keeps only a reference to the versions its patch was shifted over reaches into
+ * version `v`: compaction leaves those ops alone while the receipt lives, since a repeat composes
+ * its answer from them again. Compaction deletes the expired receipts first, so only live ones
+ * count; the index on (document_id, shifted_base) makes this a short range read, as live receipts
+ * rarely refer to versions old enough to compact (docs/architecture.md, "Receipts").
+ */
+function receiptReaching(v: string): string {
+  return `SELECT 1 FROM patch_receipts r
+      WHERE r.document_id = ${v}.document_id AND r.shifted_base < ${v}.version AND r.shifted_through >= ${v}.version`;
 }
 
 /**

@@ -75,8 +75,24 @@ export interface PatchReceipt {
   /** A digest of the request body, to tell a true repeat from a reused `seq`. */
   requestHash: string;
   version: number;
-  opsSinceBase: NormalizedOp[];
+  /**
+   * The answer's opsSinceBase. A receipt read back from a store lacks it when it has
+   * {@link shiftedOver}: the store then kept only where to compose it again.
+   */
+  opsSinceBase?: NormalizedOp[];
+  /**
+   * The versions in `(base, through]` the patch was shifted over: its opsSinceBase is the patch's
+   * rebase over their composed ops. When set, the store keeps this instead of the ops, and
+   * compaction keeps those versions' ops while the receipt lives (docs/architecture.md, "Receipts").
+   */
+  shiftedOver?: ShiftedOver;
   createdAt: number;
+}
+
+/** The versions a receipt's patch was shifted over: `(base, through]`. */
+export interface ShiftedOver {
+  base: number;
+  through: number;
 }
 
 /** The key of a patch receipt within its document. */

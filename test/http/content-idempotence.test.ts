@@ -146,6 +146,44 @@ describe("PATCH /documents/{documentId}/content: rule 5, a repeat of clientId an
     expectAccepted(await patchContent(t.app, id, first()), 2);
     expect(await versionNumbers(id)).toEqual([1, 2]);
   });
+
+  it("answers a repeat of a shifted patch from the versions it was shifted over, which compaction keeps until its receipt expires", async () => {
+    const retentionMs = t.config.history.retentionSeconds * 1000;
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
+    expectAccepted(await patchContent(t.app, id, first({ clientId: "client-b", ops: [insert(0, "top")] })), 2);
+    expectAccepted(await patchContent(t.app, id, first({ clientId: "client-c", baseVersion: 2, checksum: checksumOf(`top\n${TEXT}`), ops: [insert(4, "end")] })), 3);
+    // A pause: version 3 becomes a milestone when the next patch arrives, version 2 stays a sync version.
+    t.clock.advance(retentionMs / 4);
+    const shifted = [insert(0, "top"), insert(3, "end")];
+    expectAccepted(await patchContent(t.app, id, first()), 4, shifted);
+    // The receipt keeps where its answer comes from, not the answer (docs/architecture.md, "Receipts").
+    expect(await t.store.reads(id).receipt("client-a", 1)).toMatchObject({ shiftedOver: { base: 1, through: 3 } });
+
+    // Version 2 is past the retention period now, the receipt is not: compaction leaves its ops.
+    t.clock.advance(retentionMs);
+    await t.services.compactor.runOnce();
+    expect((await t.store.reads(id).version(2))?.ops).toEqual([{ index: 0, count: 0, lines: ["top"] }]);
+    expectAccepted(await patchContent(t.app, id, first()), 4, shifted);
+
+    // The run the clock set off, if any, then one more: the receipt has expired, and the ops with it.
+    t.clock.advance(retentionMs / 4);
+    await t.services.compactor.runOnce();
+    expect(await t.store.reads(id).receipt("client-a", 1)).toBeUndefined();
+    expect((await t.store.reads(id).version(2))?.ops).toBeNull();
+    expect(await versionNumbers(id)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("keeps the ops in the receipt of a patch whose base is in the older half of the retention period", async () => {
+    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
+    expectAccepted(await patchContent(t.app, id, first({ clientId: "client-b", ops: [insert(0, "top")] })), 2);
+    t.clock.advance((t.config.history.retentionSeconds * 1000 * 3) / 4);
+    expectAccepted(await patchContent(t.app, id, first()), 3, [insert(0, "top")]);
+
+    const receipt = await t.store.reads(id).receipt("client-a", 1);
+    expect(receipt?.shiftedOver).toBeUndefined();
+    expect(receipt?.opsSinceBase).toEqual([{ index: 0, count: 0, lines: ["top"] }]);
+    expectAccepted(await patchContent(t.app, id, first()), 3, [insert(0, "top")]);
+  });
 });
 
 describe("PATCH /documents/{documentId}/content: a seq reused for a different body", () => {

@@ -4,6 +4,7 @@ import { joinLines, splitLines } from "../../src/core/lines.js";
 import { toLineOperation, type NormalizedOp } from "../../src/core/normalized-op.js";
 import { rebuildAfterPatch } from "../../src/core/rebuild-rule.js";
 import { prng } from "../support/prng.js";
+import type { PatchOutcome } from "../../src/service/patch-content.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 
 // Patches on a shared stale base, in one batch and across batches: the writer extends the
@@ -30,6 +31,7 @@ describe(`patches on shared stale bases (seed ${SEED}, replay with FOLIO_SEED=${
     const texts = new Map<number, string>([[created.version, created.content]]);
     let seq = 0;
     let checked = 0;
+    const sent: { send: () => ReturnType<typeof t.services.patcher.patch>; outcome: PatchOutcome; clientId: string }[] = [];
     for (let round = 0; round < 30; round++) {
       // A few bases shared by the patches of this round: each round is one batch or several.
       const versions = [...texts.keys()].sort((a, b) => b - a);
@@ -56,6 +58,7 @@ describe(`patches on shared stale bases (seed ${SEED}, replay with FOLIO_SEED=${
       const outcomes = together ? await Promise.all(patches.map(send)) : await patches.reduce<Promise<Awaited<ReturnType<typeof send>>[]>>(async (done, patch) => [...(await done), await send(patch)], Promise.resolve([]));
       outcomes.forEach((outcome, index) => {
         const patch = patches[index]!;
+        sent.push({ send: () => send(patch), outcome, clientId: `client-${patch.seq}` });
         if (outcome.kind !== "accepted") return; // two patches of one line at once: a true conflict
         const rebuilt = rebuildAfterPatch(splitLines(texts.get(patch.base)!), patch.ops, outcome.opsSinceBase);
         expect(rebuilt.ok, `seed ${SEED}: round ${round}, patch ${index}`).toBe(true);
@@ -68,5 +71,15 @@ describe(`patches on shared stale bases (seed ${SEED}, replay with FOLIO_SEED=${
     const head = await t.services.documents.get(created.id);
     expect(texts.get(head.version)).toBe(head.content);
     expect(checked).toBeGreaterThan(60);
+
+    // Every repeat gets the very answer its patch got, also where the receipt kept only the versions
+    // the patch was shifted over and the answer is composed again from them (patch-content.ts, shiftedAgain).
+    let referring = 0;
+    for (const [index, { send, outcome, clientId }] of sent.entries()) {
+      if (outcome.kind !== "accepted") continue;
+      if ((await t.store.reads(created.id).receipt(clientId, 1))?.shiftedOver) referring++;
+      expect(await send(), `seed ${SEED}: repeat of patch ${index}`).toEqual(outcome);
+    }
+    expect(referring).toBeGreaterThan(30);
   });
 });

@@ -187,7 +187,30 @@ describePostgres("PostgresStore", () => {
         const applied = await withAdminClient((client) =>
           client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`),
         );
-        expect(applied.rows).toEqual([{ version: 1 }]);
+        expect(applied.rows).toEqual([{ version: 1 }, { version: 2 }]);
+      } finally {
+        await dropSchema(schema);
+      }
+    });
+
+    it("read the receipts a schema from before the second migration holds, after upgrading it", async () => {
+      const schema = uniqueSchemaName();
+      const id = randomUUID();
+      const opsSinceBase = [{ index: 0, count: 1, lines: ["old", "\u0000"] }];
+      try {
+        await (await PostgresStore.open(POSTGRES_TEST_URL, { schema })).close();
+        // The schema as the first migration left it, with a receipt written then.
+        await withAdminClient(async (client) => {
+          await client.query(`ALTER TABLE ${schema}.patch_receipts DROP COLUMN shifted_base, DROP COLUMN shifted_through`);
+          await client.query(`DELETE FROM ${schema}.schema_migrations WHERE version = 2`);
+          await client.query(`INSERT INTO ${schema}.patch_receipts VALUES ($1, $2, 1, 'h', 2, $3, $4)`, [id, Buffer.from("old"), JSON.stringify(opsSinceBase), T0]);
+        });
+        const store = await PostgresStore.open(POSTGRES_TEST_URL, { schema });
+        try {
+          expect(await store.reads(id).receipt("old", 1)).toEqual({ documentId: id, clientId: "old", seq: 1, requestHash: "h", version: 2, opsSinceBase, createdAt: T0 });
+        } finally {
+          await store.close();
+        }
       } finally {
         await dropSchema(schema);
       }

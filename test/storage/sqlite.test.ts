@@ -150,12 +150,15 @@ describe("sqlite store: receipts with large ops", () => {
   });
 
   it("reads the receipts a file from before the receipt_ops table holds, after upgrading it", async () => {
-    // The file as the first schema left it: the second migration undone, a receipt with its ops in the row.
+    // The file as the first schema left it: the later migrations undone, a receipt with its ops in the row.
     const first = SqliteStore.open(path);
     await first.write(ID, async (tx) => tx.putDocument({ id: ID, title: "T", version: 1, deleted: false, createdAt: T0, updatedAt: T0, checksum: `sha256:${"0".repeat(64)}` }));
     await first.close();
     const db = new BetterSqlite3(path);
-    db.exec("DROP TABLE receipt_ops; ALTER TABLE patch_receipts DROP COLUMN ops_ref; DELETE FROM schema_migrations WHERE version = 2");
+    db.exec(
+      `DROP INDEX patch_receipts_by_shifted_base; ALTER TABLE patch_receipts DROP COLUMN shifted_base; ALTER TABLE patch_receipts DROP COLUMN shifted_through;
+       DROP TABLE receipt_ops; ALTER TABLE patch_receipts DROP COLUMN ops_ref; DELETE FROM schema_migrations WHERE version >= 2`,
+    );
     db.prepare("INSERT INTO patch_receipts VALUES (?, 'old', 1, 'h', 2, ?, ?)").run(ID, JSON.stringify(opsSinceBase), T0);
     db.close();
 

@@ -239,6 +239,44 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
       expect(await store.reads(ID).receipt("small", 1)).toEqual(small);
     });
 
+    it("keeps a receipt that refers to the versions its patch was shifted over without its ops, and reads it back so", async () => {
+      const referring = {
+        documentId: ID,
+        clientId: "far",
+        seq: 3,
+        requestHash: "h",
+        version: 7,
+        // What the service also holds in memory; the store keeps only the reference.
+        opsSinceBase: [{ index: 0, count: 1, lines: ["dropped"] }],
+        shiftedOver: { base: 2, through: 6 },
+        createdAt: T0,
+      };
+      await appendVersions(store, ID, 1, 7);
+      await store.write(ID, async (tx) => tx.putReceipt(referring));
+      const { opsSinceBase: _dropped, ...kept } = referring;
+      expect(await store.reads(ID).receipt("far", 3)).toEqual(kept);
+      expect(await store.reads(ID).receipts([{ clientId: "far", seq: 3 }])).toEqual([kept]);
+    });
+
+    it("keeps the ops of the versions a live receipt refers to through compaction, and clears them once it expired", async () => {
+      await appendVersions(store, ID, 1, 12, (n) => ({ createdAt: T0 + n * 1000 }));
+      await store.write(ID, async (tx) => {
+        tx.putSnapshot({ version: 11, text: "s11" });
+        // Live at the first compaction: its patch was shifted over versions 4..6, old as they are.
+        tx.putReceipt({ documentId: ID, clientId: "live", seq: 1, requestHash: "h", version: 7, shiftedOver: { base: 3, through: 6 }, createdAt: T0 + 20_000 });
+        // Expired at the first compaction: it holds nothing back.
+        tx.putReceipt({ documentId: ID, clientId: "gone", seq: 1, requestHash: "h", version: 9, shiftedOver: { base: 7, through: 8 }, createdAt: T0 + 500 });
+      });
+      const cleared = async () => (await store.reads(ID).versions(1, 12)).filter((v) => v.ops === null).map((v) => v.version);
+
+      expect(await store.compact(T0 + 10_500)).toEqual({ versions: 6, receipts: 1, ran: true });
+      expect(await cleared()).toEqual([2, 3, 7, 8, 9, 10]);
+      expect(await store.reads(ID).receipt("live", 1)).toBeDefined();
+
+      expect(await store.compact(T0 + 30_000)).toEqual({ versions: 3, receipts: 1, ran: true });
+      expect(await cleared()).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    });
+
     it("reads the receipts of a batch of keys at once, only the ones that exist", async () => {
       const receipt = (clientId: string, seq: number) => ({ documentId: ID, clientId, seq, requestHash: `h ${seq}`, version: 2, opsSinceBase: [], createdAt: T0 });
       // Keys that would collide if joined carelessly, a client id with U+0000, and more keys than one statement takes.

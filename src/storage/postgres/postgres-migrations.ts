@@ -65,6 +65,13 @@ const MIGRATIONS: readonly string[] = [
       );
       INSERT INTO list_lock (id, failures, locked_until) VALUES (1, 0, 0);
     `,
+  // A receipt may keep, instead of its ops, the versions its patch was shifted over: a repeat
+  // composes the answer from them again, and compaction keeps their ops while the receipt lives
+  // (docs/architecture.md, "Receipts"). The index serves compaction's check for such receipts.
+  `
+      ALTER TABLE patch_receipts ADD COLUMN shifted_base bigint, ADD COLUMN shifted_through bigint;
+      CREATE INDEX patch_receipts_by_shifted_base ON patch_receipts (document_id, shifted_base) WHERE shifted_base IS NOT NULL;
+    `,
 ];
 
 /** The advisory-lock class of migrations; the second key is the schema's hash. */

@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { NormalizedOp } from "../../core/normalized-op.js";
-import type { DocumentRowOf, ReceiptRowOf, SnapshotRowOf, VersionRowOf } from "../row-shapes.js";
+import { receiptOf, storedOps, type DocumentRowOf, type ReceiptRowOf, type SnapshotRowOf, type VersionRowOf } from "../row-shapes.js";
 import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord } from "../store.js";
 
 // Free-form strings (titles, texts, clientId, displayName) may hold U+0000, which PostgreSQL `text`
@@ -30,7 +30,7 @@ export const VERSION_COLUMNS =
 /** The same row with its text left unread (a NULL in its place). */
 export const VERSION_SUMMARY_COLUMNS =
   "document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum, NULL::bytea AS text";
-export const RECEIPT_COLUMNS = "document_id, client_id, seq, request_hash, version, ops_since_base, created_at";
+export const RECEIPT_COLUMNS = "document_id, client_id, seq, request_hash, version, ops_since_base, created_at, shifted_base, shifted_through";
 
 export type DocumentRow = DocumentRowOf<boolean, Buffer>;
 export type VersionRow = VersionRowOf<boolean, Buffer, Buffer>;
@@ -104,15 +104,7 @@ export function snapshotFromRow(row: SnapshotRow): Snapshot {
 }
 
 export function receiptFromRow(row: ReceiptRow): PatchReceipt {
-  return {
-    documentId: row.document_id,
-    clientId: decodeText(row.client_id),
-    seq: row.seq,
-    requestHash: row.request_hash,
-    version: row.version,
-    opsSinceBase: JSON.parse(row.ops_since_base) as NormalizedOp[],
-    createdAt: row.created_at,
-  };
+  return receiptOf(row, decodeText(row.client_id));
 }
 
 export function receiptParams(receipt: PatchReceipt): unknown[] {
@@ -122,8 +114,10 @@ export function receiptParams(receipt: PatchReceipt): unknown[] {
     receipt.seq,
     receipt.requestHash,
     receipt.version,
-    JSON.stringify(receipt.opsSinceBase),
+    storedOps(receipt),
     receipt.createdAt,
+    receipt.shiftedOver?.base ?? null,
+    receipt.shiftedOver?.through ?? null,
   ];
 }
 

@@ -152,12 +152,13 @@ export class PostgresStore implements Store {
         );
         if (!rows[0]!.acquired) return { ran: false, versions: 0, receipts: 0 };
         await client.query(`SET LOCAL statement_timeout = ${COMPACTION_TIMEOUT_MS}`);
+        // The expired receipts first: the live ones that refer to versions keep those versions' ops.
+        const receipts = await client.query("DELETE FROM patch_receipts WHERE created_at < $1", [cutoff]);
         const versions = await client.query(
           `UPDATE versions v SET ${COMPACTION_CLEARS} FROM documents d, snapshots s
             WHERE d.id = v.document_id AND s.document_id = v.document_id AND ${compactableVersion("$1")}`,
           [cutoff],
         );
-        const receipts = await client.query("DELETE FROM patch_receipts WHERE created_at < $1", [cutoff]);
         return { ran: true, versions: versions.rowCount ?? 0, receipts: receipts.rowCount ?? 0 };
       }),
     );

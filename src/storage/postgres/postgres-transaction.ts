@@ -14,7 +14,7 @@ import {
 import type { Queryable } from "./postgres-reads.js";
 
 // Rows per INSERT and bind parameters per statement, well below PostgreSQL's 65,535 (a version
-// row takes 11, a receipt 7).
+// row takes 11, a receipt 9).
 const ROWS_PER_INSERT = 1000;
 const PARAMS_PER_STATEMENT = 30_000;
 
@@ -122,7 +122,7 @@ function parts(staged: StagedWrites): WritePart[] {
     });
   }
   for (const rows of chunks(staged.receipts.map(receiptParams))) {
-    parts.push({ size: 7 * rows.length, counted: false, sql: (params) => `INSERT INTO patch_receipts (${RECEIPT_COLUMNS}) VALUES ${params.rows(rows)}` });
+    parts.push({ size: 9 * rows.length, counted: false, sql: (params) => `INSERT INTO patch_receipts (${RECEIPT_COLUMNS}) VALUES ${params.rows(rows)}` });
   }
   return parts;
 }

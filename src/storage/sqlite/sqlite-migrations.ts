@@ -74,6 +74,14 @@ const MIGRATIONS: string[] = [
     ops TEXT NOT NULL
   );
   `,
+  // A receipt may keep, instead of its ops, the versions its patch was shifted over: a repeat
+  // composes the answer from them again, and compaction keeps their ops while the receipt lives
+  // (docs/architecture.md, "Receipts"). The index serves compaction's check for such receipts.
+  `
+  ALTER TABLE patch_receipts ADD COLUMN shifted_base INTEGER;
+  ALTER TABLE patch_receipts ADD COLUMN shifted_through INTEGER;
+  CREATE INDEX patch_receipts_by_shifted_base ON patch_receipts (document_id, shifted_base) WHERE shifted_base IS NOT NULL;
+  `,
 ];
 
 /** Brings the schema up to date; safe to run at every start. */

@@ -1,7 +1,7 @@
 import { constants, deflateRawSync, inflateRawSync } from "node:zlib";
 import type { NormalizedOp } from "../../core/normalized-op.js";
 import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
-import type { DocumentRowOf, ReceiptRowOf, SnapshotRowOf, VersionRowOf } from "../row-shapes.js";
+import { receiptOf, type DocumentRowOf, type ReceiptRowOf, type SnapshotRowOf, type VersionRowOf } from "../row-shapes.js";
 
 /**
  * A full text (a milestone's, a snapshot's) as stored: TEXT as it is, or its UTF-8 bytes deflated
@@ -79,13 +79,5 @@ export function toVersionSummary(row: VersionSummaryRow): VersionSummary {
 }
 
 export function toReceipt(row: ReceiptRow): PatchReceipt {
-  return {
-    documentId: row.document_id,
-    clientId: row.client_id,
-    seq: row.seq,
-    requestHash: row.request_hash,
-    version: row.version,
-    opsSinceBase: JSON.parse(row.ops_since_base) as NormalizedOp[],
-    createdAt: row.created_at,
-  };
+  return receiptOf(row, row.client_id);
 }

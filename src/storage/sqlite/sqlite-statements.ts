@@ -35,7 +35,8 @@ export function prepareStatements(db: Database) {
       "SELECT version, text FROM versions WHERE document_id = ? AND milestone = 1 AND version <= ? AND text IS NOT NULL ORDER BY version DESC LIMIT 1",
     ),
     receipt: prepare<[string, string, number], ReceiptRow>(db, 
-      `SELECT r.document_id, r.client_id, r.seq, r.request_hash, r.version, coalesce(o.ops, r.ops_since_base) AS ops_since_base, r.created_at
+      `SELECT r.document_id, r.client_id, r.seq, r.request_hash, r.version, coalesce(o.ops, r.ops_since_base) AS ops_since_base, r.created_at,
+         r.shifted_base, r.shifted_through
        FROM patch_receipts r LEFT JOIN receipt_ops o ON o.id = r.ops_ref
        WHERE r.document_id = ? AND r.client_id = ? AND r.seq = ?`,
     ),
@@ -56,8 +57,8 @@ export function prepareStatements(db: Database) {
        ON CONFLICT (document_id) DO UPDATE SET version = excluded.version, text = excluded.text`,
     ),
     putReceipt: prepare(db, 
-      `INSERT INTO patch_receipts (document_id, client_id, seq, request_hash, version, ops_since_base, created_at, ops_ref)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO patch_receipts (document_id, client_id, seq, request_hash, version, ops_since_base, created_at, ops_ref, shifted_base, shifted_through)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     putReceiptOps: prepare(db, "INSERT INTO receipt_ops (ops) VALUES (?)"),
     needingSnapshot: prepare<[number], { id: string }>(db, documentsNeedingSnapshot("?")),

@@ -102,6 +102,14 @@ export class SqliteStore implements Store {
   documentsNeedingSnapshot = (cutoff: number) => run(() => this.sql.needingSnapshot.all(cutoff).map((row) => row.id));
 
   async compact(cutoff: number): Promise<CompactionResult> {
+    // The expired receipts first: the live ones that refer to versions keep those versions' ops.
+    // A receipt and its receipt_ops row go together, so that none is left pointing at ops that are gone.
+    const receipts = await run(() =>
+      this.db.transaction(() => {
+        this.sql.compactReceiptOps.run(cutoff);
+        return this.sql.compactReceipts.run(cutoff).changes;
+      })(),
+    );
     let versions = 0;
     for (;;) {
       const changed = await run(() => this.sql.compactVersions.run(cutoff).changes);
@@ -109,13 +117,6 @@ export class SqliteStore implements Store {
       if (changed < COMPACTION_CHUNK) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    // Together, so that no receipt is left pointing at ops that are gone.
-    const receipts = await run(() =>
-      this.db.transaction(() => {
-        this.sql.compactReceiptOps.run(cutoff);
-        return this.sql.compactReceipts.run(cutoff).changes;
-      })(),
-    );
     return { versions, receipts, ran: true };
   }
 

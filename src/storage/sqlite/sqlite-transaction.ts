@@ -1,5 +1,6 @@
 import type { StagedWrites } from "../staged-writes.js";
 import type { Statements } from "./sqlite-statements.js";
+import { storedOps } from "../row-shapes.js";
 import { encodeFullText } from "./sqlite-rows.js";
 
 /** The longest ops JSON kept in the receipt's own row (characters); longer ones are referenced. */
@@ -35,10 +36,22 @@ export function stagedStatements(sql: Statements, staged: StagedWrites): (() => 
       const snapshot = staged.snapshot;
       if (snapshot) sql.putSnapshot.run(id, snapshot.version, encodeFullText(snapshot.text));
       for (const receipt of staged.receipts) {
-        const ops = JSON.stringify(receipt.opsSinceBase);
+        const shifted = receipt.shiftedOver;
+        const ops = shifted ? "" : storedOps(receipt);
         // Large ops go to their own table (sqlite-migrations.ts, the second migration): the keyed receipts stay small rows.
         const ref = ops.length > RECEIPT_OPS_INLINE ? sql.putReceiptOps.run(ops).lastInsertRowid : null;
-        sql.putReceipt.run(receipt.documentId, receipt.clientId, receipt.seq, receipt.requestHash, receipt.version, ref === null ? ops : "", receipt.createdAt, ref);
+        sql.putReceipt.run(
+          receipt.documentId,
+          receipt.clientId,
+          receipt.seq,
+          receipt.requestHash,
+          receipt.version,
+          ref === null ? ops : "",
+          receipt.createdAt,
+          ref,
+          shifted?.base ?? null,
+          shifted?.through ?? null,
+        );
       }
     },
   ];
