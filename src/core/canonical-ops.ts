@@ -13,7 +13,7 @@ export function canonicalOps(ops: readonly NormalizedOp[]): NormalizedOp[] {
   for (const op of ops) {
     builder.keep(op.index - cursor);
     builder.remove(op.count);
-    builder.add(op.lines);
+    builder.addShared(op.lines);
     cursor = op.index + op.count;
   }
   return builder.finish();

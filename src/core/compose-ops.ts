@@ -55,7 +55,7 @@ export function composeOps(first: readonly NormalizedOp[], second: readonly Norm
       continue;
     }
     if (stepB.kind === "add") {
-      out.add(stepB.lines, bUsed, stepB.n);
+      out.addShared(stepB.lines, bUsed, stepB.n);
       j++;
       bUsed = 0;
       continue;
@@ -65,7 +65,7 @@ export function composeOps(first: readonly NormalizedOp[], second: readonly Norm
       if (stepB.kind === "keep") out.keep(n);
       else out.remove(n);
     } else if (stepB.kind === "keep") {
-      out.add(stepA.lines, aUsed, aUsed + n);
+      out.addShared(stepA.lines, aUsed, aUsed + n);
     } // else: put in by `first`, taken out by `second`: leaves no trace.
     aUsed += n;
     bUsed += n;
@@ -100,5 +100,6 @@ export function composeChain(list: readonly (readonly NormalizedOp[])[]): Normal
     }
     level = next;
   }
-  return canonicalOps(level[0] ?? []);
+  // A composition is in canonical form already; only a chain of one list is not composed at all.
+  return list.length === 1 ? canonicalOps(level[0] ?? []) : (level[0] as NormalizedOp[]);
 }

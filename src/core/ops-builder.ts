@@ -12,6 +12,8 @@ export class OpsBuilder {
   #start = 0;
   #count = 0;
   #lines: string[] = [];
+  /** The whole lines of one input op, taken over as they are until more lines join them (see {@link addShared}). */
+  #shared: readonly string[] | undefined;
 
   /** Keeps the next `n` base lines; closes the op being built, if any. */
   keep(n: number): void {
@@ -32,8 +34,27 @@ export class OpsBuilder {
   add(lines: readonly string[], from = 0, to = lines.length): void {
     if (to <= from) return;
     this.#open();
+    if (this.#shared) {
+      this.#lines = [...this.#shared];
+      this.#shared = undefined;
+    }
     // A loop rather than push(...slice): a spread of a huge slice overflows the call stack.
     for (let k = from; k < to; k++) this.#lines.push(lines[k] ?? "");
+  }
+
+  /**
+   * Like {@link add}, for the lines of an op (which nobody changes: NormalizedOp's lines are
+   * readonly): an op whose put-in lines are all of them and no others gets that very array. Compositions
+   * then share the lines of the versions they are made of, instead of copying them line by line,
+   * and whatever is kept per array (the JSON of an answer's lines, src/http/ops-json.ts) is reused.
+   */
+  addShared(lines: readonly string[], from = 0, to = lines.length): void {
+    if (from !== 0 || to !== lines.length || to === 0 || this.#lines.length > 0 || this.#shared !== undefined) {
+      this.add(lines, from, to);
+      return;
+    }
+    this.#open();
+    this.#shared = lines;
   }
 
   /** Closes the last op and returns the list; the builder must not be used afterwards. */
@@ -42,14 +63,19 @@ export class OpsBuilder {
     return this.#ops;
   }
 
+  #empty(): boolean {
+    return this.#count === 0 && this.#lines.length === 0 && this.#shared === undefined;
+  }
+
   #open(): void {
-    if (this.#count === 0 && this.#lines.length === 0) this.#start = this.#cursor;
+    if (this.#empty()) this.#start = this.#cursor;
   }
 
   #close(): void {
-    if (this.#count === 0 && this.#lines.length === 0) return;
-    this.#ops.push({ index: this.#start, count: this.#count, lines: this.#lines });
+    if (this.#empty()) return;
+    this.#ops.push({ index: this.#start, count: this.#count, lines: this.#shared ?? this.#lines });
     this.#count = 0;
     this.#lines = [];
+    this.#shared = undefined;
   }
 }

@@ -58,6 +58,27 @@ describe("composeOps", () => {
   });
 });
 
+describe("composeOps: the lines of the ops it is made of", () => {
+  it("shares the lines array of an op that passes through whole, also when its index moves", () => {
+    const kept = { index: 4, count: 1, lines: ["four"] };
+    const before = { index: 0, count: 0, lines: ["top"] };
+    const composed = composeOps([kept], [before]);
+    expect(composed).toEqual([before, { index: 4, count: 1, lines: ["four"] }]);
+    expect(composed[0]!.lines).toBe(before.lines);
+    expect(composed[1]!.lines).toBe(kept.lines);
+  });
+
+  it("copies lines that join others in one op, and leaves the arrays of its inputs as they were", () => {
+    const first = [{ index: 0, count: 0, lines: ["a"] }];
+    const second = [{ index: 1, count: 0, lines: ["b"] }];
+    const composed = composeOps(first, second);
+    expect(composed).toEqual([{ index: 0, count: 0, lines: ["a", "b"] }]);
+    expect(first[0]!.lines).toEqual(["a"]);
+    expect(second[0]!.lines).toEqual(["b"]);
+    expect(composed[0]!.lines).not.toBe(first[0]!.lines);
+  });
+});
+
 describe("composeChain", () => {
   it("gives an empty list for an empty chain", () => {
     expect(composeChain([])).toEqual([]);
