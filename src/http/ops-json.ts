@@ -1,0 +1,36 @@
+import type { NormalizedOp } from "../core/normalized-op.js";
+
+/**
+ * The JSON of each lines array written so far, while the array lives. An answer's ops share the
+ * lines arrays of the versions they are composed of (src/core/ops-builder.ts, addShared), so the
+ * acknowledgements of authors on one document, each carrying the composed ops of every version
+ * since its base, escape each line once instead of once per answer.
+ */
+const linesJson = new WeakMap<readonly string[], string>();
+
+function jsonOfLines(lines: readonly string[]): string {
+  let json = linesJson.get(lines);
+  if (json === undefined) {
+    json = JSON.stringify(lines);
+    linesJson.set(lines, json);
+  }
+  return json;
+}
+
+/**
+ * `ops` as the JSON array of their wire form (LineOperationSchema, as toLineOperation gives it),
+ * made without copying the ops and with each lines array's JSON reused (test/http/ops-json.test.ts).
+ * With an author's answer at ~700 ops (1,000 authors on one document) the composition and this
+ * measured 90-96 µs per patch against 184-204 µs through the schema's serializer (docs/benchmarks.md).
+ */
+export function opsJson(ops: readonly NormalizedOp[]): string {
+  let json = "[";
+  for (let k = 0; k < ops.length; k++) {
+    const op = ops[k]!;
+    if (k > 0) json += ",";
+    if (op.count === 0 && op.lines.length > 0) json += `{"op":"insert","index":${op.index},"lines":${jsonOfLines(op.lines)}}`;
+    else if (op.lines.length === 0 && op.count > 0) json += `{"op":"delete","index":${op.index},"count":${op.count}}`;
+    else json += `{"op":"replace","index":${op.index},"count":${op.count},"lines":${jsonOfLines(op.lines)}}`;
+  }
+  return json + "]";
+}
