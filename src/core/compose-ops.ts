@@ -28,7 +28,8 @@ function toSteps(ops: readonly NormalizedOp[]): Step[] {
 /**
  * Composes two valid op lists: `first` against a text T0, `second` against T1 = apply(first, T0). The
  * result is against T0 and applies to every T0 that `first` applies to, giving
- * apply(second, apply(first, T0)). It is in canonical form (see canonicalOps).
+ * apply(second, apply(first, T0)). It is in canonical form (see canonicalOps). Its ops may share
+ * lines arrays with those of its inputs (op lines are read-only; copy them before changing them).
  *
  * Cost: linear in the number of ops and the lines they put in; the text is never looked at.
  */

@@ -110,7 +110,11 @@ export class WorkingDocument implements TextSource {
 
   /** Versions in `(after, upTo]`, committed and decided in this batch (a {@link TextSource}). */
   async versions(after: number, upTo: number): Promise<VersionSummary[]> {
-    return (await this.versionsAfter(after)).filter((record) => record.version <= upTo);
+    const inMemory = this.current && recentAfter(this.current, after, this.policy.cutoff());
+    if (inMemory) return inMemory.filter((record) => record.version <= upTo);
+    // Only the range from the store: a repeat of an old patch reads the versions it was shifted over, not every one since.
+    const committed = after < this.committedHead ? await this.tx.versions(after, Math.min(upTo, this.committedHead)) : [];
+    return [...committed, ...this.staged.filter((record) => record.version > after && record.version <= upTo)];
   }
 
   /** One version (without its text), committed or decided in this batch. */

@@ -19,10 +19,11 @@ export function compactableVersion(cutoff: string): string {
 
 /**
  * A receipt that keeps only a reference to the versions its patch was shifted over reaches into
- * version `v`: compaction leaves those ops alone while the receipt lives, since a repeat composes
- * its answer from them again. Compaction deletes the expired receipts first, so only live ones
- * count; the index on (document_id, shifted_base) makes this a short range read, as live receipts
- * rarely refer to versions old enough to compact (docs/architecture.md, "Receipts").
+ * version `v`: compaction leaves those ops alone while the receipt exists, since a repeat composes
+ * its answer from them again. Compaction deletes the expired receipts after the versions, so a
+ * receipt expiring in a run still keeps its versions in that run (they go in the next one); the
+ * index on (document_id, shifted_base) makes this a short range read, as receipts rarely refer to
+ * versions old enough to compact (docs/architecture.md, "Receipts").
  */
 function receiptReaching(v: string): string {
   return `SELECT 1 FROM patch_receipts r

@@ -152,13 +152,14 @@ export class PostgresStore implements Store {
         );
         if (!rows[0]!.acquired) return { ran: false, versions: 0, receipts: 0 };
         await client.query(`SET LOCAL statement_timeout = ${COMPACTION_TIMEOUT_MS}`);
-        // The expired receipts first: the live ones that refer to versions keep those versions' ops.
-        const receipts = await client.query("DELETE FROM patch_receipts WHERE created_at < $1", [cutoff]);
+        // The versions first, while every receipt that refers to some of them still keeps them: one
+        // that expires now keeps them until the next run (see SqliteStore.compact).
         const versions = await client.query(
           `UPDATE versions v SET ${COMPACTION_CLEARS} FROM documents d, snapshots s
             WHERE d.id = v.document_id AND s.document_id = v.document_id AND ${compactableVersion("$1")}`,
           [cutoff],
         );
+        const receipts = await client.query("DELETE FROM patch_receipts WHERE created_at < $1", [cutoff]);
         return { ran: true, versions: versions.rowCount ?? 0, receipts: receipts.rowCount ?? 0 };
       }),
     );

@@ -102,14 +102,8 @@ export class SqliteStore implements Store {
   documentsNeedingSnapshot = (cutoff: number) => run(() => this.sql.needingSnapshot.all(cutoff).map((row) => row.id));
 
   async compact(cutoff: number): Promise<CompactionResult> {
-    // The expired receipts first: the live ones that refer to versions keep those versions' ops.
-    // A receipt and its receipt_ops row go together, so that none is left pointing at ops that are gone.
-    const receipts = await run(() =>
-      this.db.transaction(() => {
-        this.sql.compactReceiptOps.run(cutoff);
-        return this.sql.compactReceipts.run(cutoff).changes;
-      })(),
-    );
+    // The versions first, while every receipt that refers to some of them still keeps them: one that
+    // expires now keeps them until the next run, so a repeat that read it just before cannot find them gone.
     let versions = 0;
     for (;;) {
       const changed = await run(() => this.sql.compactVersions.run(cutoff).changes);
@@ -117,6 +111,13 @@ export class SqliteStore implements Store {
       if (changed < COMPACTION_CHUNK) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // A receipt and its receipt_ops row go together, so that none is left pointing at ops that are gone.
+    const receipts = await run(() =>
+      this.db.transaction(() => {
+        this.sql.compactReceiptOps.run(cutoff);
+        return this.sql.compactReceipts.run(cutoff).changes;
+      })(),
+    );
     return { versions, receipts, ran: true };
   }
 
