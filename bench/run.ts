@@ -21,7 +21,7 @@ import { describePinning, pinSelf } from "./lib/pinning.js";
 import { installCleanup, REPO_ROOT } from "./lib/processes.js";
 import { takeProfiles } from "./lib/profiles.js";
 import type { ProfileResult, ScenarioResult } from "./lib/results.js";
-import { buildService, TSX_IMPORT } from "./lib/service.js";
+import { buildService, SERVICE_NODE_FLAGS, TSX_IMPORT } from "./lib/service.js";
 import { authors } from "./scenarios/authors.js";
 import { bigDocument } from "./scenarios/big-document.js";
 import { feedFanout } from "./scenarios/feed-fanout.js";
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
       startedAt: new Date(performance.timeOrigin + started).toISOString(),
       totalS,
       quick,
-      service: build.mode === "dist" ? "node dist/server.js (compiled by tsc)" : "tsx src/server.ts",
+      service: build.mode === "dist" ? `node ${[...SERVICE_NODE_FLAGS, ""].join(" ")}dist/server.js (compiled by tsc)` : "tsx src/server.ts",
       load: [loadAtStart, loadAverage()],
       cpuPressure: [pressureAtStart, cpuPressure()],
       source,

@@ -94,7 +94,7 @@ export interface StartServiceOptions {
  * The Node.js flags of the `start` script in package.json, read from it. The bare baselines run
  * with them too: a ratio against a baseline compares the code, not the runtime's settings.
  */
-const SERVICE_NODE_FLAGS: string[] = (() => {
+export const SERVICE_NODE_FLAGS: string[] = (() => {
   const start = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
   return start.split(/\s+/).filter((word) => word.startsWith("--") && !word.startsWith("--import"));
 })();
