@@ -22,6 +22,19 @@ const record = (version: number): VersionRecord => ({
   text: version === 1 ? "a" : null,
 });
 
+/** Runs `use` on a SQLite store in a file of its own, then closes the store and removes the file. */
+async function withStore(use: (store: SqliteStore, path: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "folio-wal-store-"));
+  const path = join(dir, "service.db");
+  const store = SqliteStore.open(path);
+  try {
+    await use(store, path);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("WalSync: flushing the WAL off the event loop", () => {
   let dir: string;
   beforeEach(() => {
@@ -62,10 +75,7 @@ describe("WalSync: flushing the WAL off the event loop", () => {
 
 describe("sqlite store: a failed flush of the WAL", () => {
   it("refuses the commit it could not make durable and every write after it, and fails the readiness ping; reads go on", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "folio-wal-store-"));
-    const path = join(dir, "service.db");
-    const store = SqliteStore.open(path);
-    try {
+    await withStore(async (store, path) => {
       // The WAL file is opened at the first flush: gone by then, the flush fails as a failing disk would.
       unlinkSync(`${path}-wal`);
       const write = store.write(ID, async (tx) => {
@@ -78,17 +88,11 @@ describe("sqlite store: a failed flush of the WAL", () => {
       await expect(again).rejects.toBeInstanceOf(StorageUnavailableError);
       await expect(store.ping()).rejects.toBeInstanceOf(StorageUnavailableError);
       expect((await store.reads(ID).document())?.version).toBe(1);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("commits nothing more once a flush failed, not even a write that was already queued behind it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "folio-wal-store-"));
-    const path = join(dir, "service.db");
-    const store = SqliteStore.open(path);
-    try {
+    await withStore(async (store, path) => {
       unlinkSync(`${path}-wal`);
       // Both pass the store's own check at once; the second runs only after the first one's flush failed.
       const first = store.write(ID, async (tx) => {
@@ -99,16 +103,11 @@ describe("sqlite store: a failed flush of the WAL", () => {
       await expect(first).rejects.toBeInstanceOf(StorageUnavailableError);
       await expect(second).rejects.toThrow("the SQLite WAL could not be flushed to disk; restart the service");
       expect((await store.reads(ID).document())?.title).toBe("T");
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("acknowledges a write after its flush, and a read made meanwhile returns it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "folio-wal-store-"));
-    const store = SqliteStore.open(join(dir, "service.db"));
-    try {
+    await withStore(async (store) => {
       const write = store.write(ID, async (tx) => {
         tx.putDocument(head(1));
         tx.appendVersion(record(1));
@@ -118,10 +117,7 @@ describe("sqlite store: a failed flush of the WAL", () => {
       await new Promise((resolve) => setImmediate(resolve));
       const [, read] = await Promise.all([write, store.reads(ID).document()]);
       expect(read?.version).toBe(1);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
