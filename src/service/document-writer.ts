@@ -80,10 +80,11 @@ export class DocumentWriter {
     let working: WorkingDocument | undefined;
     const started = this.events?.observed ? performance.now() : undefined;
     try {
+      // One read for the receipts of the whole batch instead of one per patch, made by the store
+      // with the document's lock (one round trip for both on PostgreSQL).
+      const receipts = batch.flatMap((item) => (item.hints.receipt ? [item.hints.receipt] : []));
       const outcomes = await this.store.write(id, async (tx) => {
         working = await WorkingDocument.load(id, tx, this.policy, (version) => this.cache.get(id, version));
-        // One read for the receipts of the whole batch instead of one per patch (a round trip each on PostgreSQL).
-        const receipts = batch.flatMap((item) => (item.hints.receipt ? [item.hints.receipt] : []));
         if (receipts.length > 0) await working.loadReceipts(receipts);
         const settled: PromiseSettledResult<unknown>[] = [];
         for (const item of batch) {
@@ -94,7 +95,7 @@ export class DocumentWriter {
           }
         }
         return settled;
-      });
+      }, receipts.length > 0 ? { receipts } : undefined);
       if (started !== undefined && working?.changed) this.events?.commit(batch.length, (performance.now() - started) / 1000);
       const entry = working?.cacheEntry();
       if (entry) this.cache.set(id, entry);

@@ -101,6 +101,11 @@ export interface ReceiptKey {
   seq: number;
 }
 
+/** What a write's work reads first, for the store to read with the document's lock (see {@link Store.write}). */
+export interface ReadAhead {
+  receipts?: readonly ReceiptKey[];
+}
+
 /** The global lock of the protected document list. */
 export interface ListLockState {
   /** Consecutive failed attempts since the last success or lock. */
@@ -201,8 +206,10 @@ export interface Store {
    * Inside `work`, read through `tx` only: the store's own reads may wait for a connection that
    * the exclusive section holds.
    * Work on different documents may run concurrently and may share one commit.
+   * `ahead.receipts` names receipts the work will read first: a store may read them together with
+   * the document's lock, in the same round trip (the PostgreSQL store does).
    */
-  write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T>;
+  write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T>;
 
   /**
    * Ids of documents holding sync versions created before `cutoff` that compaction cannot drop

@@ -96,6 +96,62 @@ describePostgres("PostgresStore", () => {
       expect(versions.map((v) => v.version)).toEqual(Array.from({ length: writers * 2 }, (_, i) => i + 1));
     });
 
+    it("reads the receipts a write names ahead only once it holds the lock: it sees one the lock's last holder committed", async () => {
+      const [a, b] = await twoInstances();
+      const id = randomUUID();
+      await appendNext(a, id);
+      const receipt = { documentId: id, clientId: "twice", seq: 1, requestHash: "h", version: 1, opsSinceBase: [], createdAt: T0 };
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let holding = false;
+      const first = a.write(id, async (tx) => {
+        holding = true;
+        await gate;
+        tx.putReceipt(receipt);
+      });
+      await until("the first write holds the lock", () => holding);
+      const second = b.write(id, (tx) => tx.receipts([{ clientId: "twice", seq: 1 }]), { receipts: [{ clientId: "twice", seq: 1 }] });
+      // The second write's opening query waits for the row lock before its receipts are read.
+      for (let polls = 0; polls < 200; polls++) {
+        const waiting = await withAdminClient((client) =>
+          client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'"),
+        );
+        if (waiting.rows[0]!.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      release();
+      await first;
+      expect(await second).toEqual([receipt]);
+    });
+
+    it("answers the receipts named ahead from the read made with the lock, and others with a read of their own", async () => {
+      const fixture = await openTestStore();
+      closers.push(fixture.cleanup);
+      const id = randomUUID();
+      await appendNext(fixture.store, id);
+      const insert = (clientId: string) =>
+        withAdminClient((client) =>
+          client.query(
+            `INSERT INTO ${fixture.schema}.patch_receipts (document_id, client_id, seq, request_hash, version, ops_since_base, created_at)
+             VALUES ($1, $2, 1, 'h', 1, '[]', $3)`,
+            [id, Buffer.from(clientId, "utf8"), T0],
+          ),
+        );
+      const read = await fixture.store.write(
+        id,
+        async (tx) => {
+          // Committed by another session after the write's opening read, and so not in it.
+          await insert("named");
+          await insert("unnamed");
+          return { named: await tx.receipts([{ clientId: "named", seq: 1 }]), unnamed: await tx.receipts([{ clientId: "unnamed", seq: 1 }]) };
+        },
+        { receipts: [{ clientId: "named", seq: 1 }] },
+      );
+      expect(read.named).toEqual([]);
+      expect(read.unnamed.map((receipt) => receipt.clientId)).toEqual(["unnamed"]);
+      expect((await fixture.store.reads(id).receipts([{ clientId: "named", seq: 1 }])).map((receipt) => receipt.clientId)).toEqual(["named"]);
+    });
+
     it("delivers a commit made by the other instance to a watcher", async () => {
       const [a, b] = await twoInstances();
       const listener = new RecordingListener();

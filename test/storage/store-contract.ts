@@ -222,6 +222,19 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
       expect(await store.reads(OTHER).receipt("c-1", 7)).toBeUndefined();
     });
 
+    it("reads the receipts a write names ahead as they are stored, whatever their client ids hold", async () => {
+      const clientIds = ["it's", "back\\slash", "\u0000nul", "😀", "x'); DROP TABLE documents; --", "$1"];
+      const receipts = clientIds.map((clientId, n) => ({ documentId: ID, clientId, seq: n + 1, requestHash: "h", version: 2, opsSinceBase: [], createdAt: T0 }));
+      await appendVersions(store, ID, 1, 2);
+      await store.write(ID, async (tx) => receipts.forEach((receipt) => tx.putReceipt(receipt)));
+      const named = [...receipts.map(({ clientId, seq }) => ({ clientId, seq })), { clientId: "it's", seq: 99 }];
+      const read = await store.write(ID, async (tx) => ({ named: await tx.receipts(named), other: await tx.receipts([{ clientId: "😀", seq: 4 }, { clientId: "$1", seq: 6 }]) }), { receipts: named });
+      const bySeq = (list: { seq: number }[]) => [...list].sort((x, y) => x.seq - y.seq);
+      expect(bySeq(read.named)).toEqual(receipts);
+      expect(bySeq(read.other)).toEqual([receipts[3], receipts[5]]);
+      expect(await store.reads(ID).document()).toEqual(head(ID, 2));
+    });
+
     it("keeps a receipt whose ops are large (an author shifted over many versions) exactly, and compaction removes it", async () => {
       const opsSinceBase = Array.from({ length: 600 }, (_, n) => ({ index: n * 2, count: 1, lines: [`author ${n} run 3 seq ${n}`, "😀\u0000"] }));
       const large = { documentId: ID, clientId: "big", seq: 1, requestHash: "h", version: 2, opsSinceBase, createdAt: T0 };

@@ -39,9 +39,12 @@ export class PostgresReads implements DocumentReads {
     private readonly db: Queryable,
     private readonly id: string,
     private readonly run: <T>(read: () => Promise<T>) => Promise<T> = (read) => read(),
+    /** What a write transaction read already, with the document's lock: its head and some receipts. */
+    private readonly known?: { head: DocumentRecord | undefined; receipts?: ReceiptsReadAhead },
   ) {}
 
   document(): Promise<DocumentRecord | undefined> {
+    if (this.known) return Promise.resolve(this.known.head && { ...this.known.head });
     return this.run(async () => {
       if (!isUuid(this.id)) return undefined;
       const { rows } = await this.db.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1`, [this.id]);
@@ -125,6 +128,8 @@ export class PostgresReads implements DocumentReads {
 
   /** The receipts among `keys`, in one statement per thousand keys. */
   receipts(keys: readonly ReceiptKey[]): Promise<PatchReceipt[]> {
+    const readAhead = this.known?.receipts;
+    if (readAhead?.covers(keys)) return Promise.resolve(readAhead.among(keys));
     return this.run(async () => {
       if (!isUuid(this.id)) return [];
       const found: PatchReceipt[] = [];
@@ -139,3 +144,47 @@ export class PostgresReads implements DocumentReads {
     });
   }
 }
+
+/**
+ * The statement that reads the receipts among `keys` with every value written as a literal, for a
+ * simple query (the one that opens a write transaction: postgres-store.ts): the document id only
+ * once it is a UUID, the client ids as the hex of their bytes, the seqs only as safe integers, so
+ * no input reaches the SQL as text. `undefined` when a key does not qualify or there are too many.
+ */
+export function receiptsLiteralRead(id: string, keys: readonly ReceiptKey[]): string | undefined {
+  if (!isUuid(id) || keys.length === 0 || keys.length > KEYS_PER_READ) return undefined;
+  if (!keys.every((key) => Number.isSafeInteger(key.seq))) return undefined;
+  // decode(…, 'hex') reads the same whatever standard_conforming_strings says.
+  const pairs = keys.map((key) => `(decode('${encodeText(key.clientId).toString("hex")}', 'hex'), ${key.seq})`);
+  return `SELECT ${RECEIPT_COLUMNS} FROM patch_receipts WHERE document_id = '${id}' AND (client_id, seq) IN (${pairs.join(", ")})`;
+}
+
+/** The receipts read ahead for a set of keys: answers for those keys, and only for them. */
+export class ReceiptsReadAhead {
+  private readonly keys = new Set<string>();
+  private readonly found = new Map<string, PatchReceipt>();
+
+  constructor(keys: readonly ReceiptKey[], rows: readonly ReceiptRow[]) {
+    for (const key of keys) this.keys.add(keyOf(key));
+    for (const row of rows) {
+      const receipt = receiptFromRow(row);
+      this.found.set(keyOf(receipt), receipt);
+    }
+  }
+
+  /** Whether every one of `keys` was read ahead. */
+  covers(keys: readonly ReceiptKey[]): boolean {
+    return keys.every((key) => this.keys.has(keyOf(key)));
+  }
+
+  /** The receipts among `keys` (all of them read ahead). */
+  among(keys: readonly ReceiptKey[]): PatchReceipt[] {
+    return keys.flatMap((key) => {
+      const receipt = this.found.get(keyOf(key));
+      return receipt ? [{ ...receipt }] : [];
+    });
+  }
+}
+
+// The seq first: it has no U+0000, so the first one ends it and no two keys share a string.
+const keyOf = (key: ReceiptKey): string => `${key.seq}\u0000${key.clientId}`;

@@ -6,6 +6,7 @@ import {
   type DocumentReads,
   type DocumentTransaction,
   type ListLockState,
+  type ReadAhead,
   type Store,
   StorageUnavailableError,
   type StoreStats,
@@ -13,8 +14,8 @@ import {
 import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
 import { CommitNotifier, commitPayload } from "./commit-notifier.js";
 import { migrate } from "./postgres-migrations.js";
-import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./postgres-rows.js";
-import { PostgresReads, isUuid } from "./postgres-reads.js";
+import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow, type ReceiptRow } from "./postgres-rows.js";
+import { PostgresReads, ReceiptsReadAhead, isUuid, receiptsLiteralRead } from "./postgres-reads.js";
 import { flushStaged, inTransaction } from "./postgres-transaction.js";
 import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { COMPACTION_CLEARS, compactableVersion, documentsNeedingSnapshot } from "../compaction-rule.js";
@@ -42,6 +43,9 @@ const COMPACTION_TIMEOUT_MS = 300_000;
 // so that stores in different schemas of one database never wait for each other.
 export const COMPACTION_LOCK_CLASS = 0x466f0002;
 const CREATION_LOCK_CLASS = 0x466f0003;
+
+/** Locks a document's row and reads it; `id` must be a UUID (checked by the caller), the one value written into the SQL. */
+const lockStatement = (id: string): string => `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = '${id}' FOR UPDATE`;
 
 const LIST_LOCK_COLUMNS = "failures, locked_until AS \"lockedUntil\"";
 
@@ -111,15 +115,24 @@ export class PostgresStore implements Store {
     });
   }
 
-  write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>): Promise<T> {
+  write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T> {
     return this.track(() => {
       if (!isUuid(id)) throw new Error(`document id is not a UUID: ${JSON.stringify(id)}`);
-      // READ COMMITTED on purpose: every statement after the lock sees all commits made before it,
+      // One round trip opens the transaction, locks the document's row and reads the receipts the
+      // work asks for first: every round trip is time the document stays locked. READ COMMITTED on
+      // purpose: every statement after the lock (the receipts' read included, each statement of a
+      // simple query taking its own snapshot) sees all commits made before the lock was granted,
       // whereas REPEATABLE READ would fail a writer that had to wait for the lock.
-      return inTransaction(this.pool, async (client) => {
-        const head = await this.lockDocument(client, id);
+      const receiptKeys = ahead?.receipts ?? [];
+      const receiptsRead = receiptsLiteralRead(id, receiptKeys);
+      const opening = [lockStatement(id), ...(receiptsRead ? [receiptsRead] : [])].join("; ");
+      return inTransaction(this.pool, async (client, opened) => {
+        const locked = opened[0]?.rows[0] as DocumentRow | undefined;
+        const head = locked ? documentFromRow(locked) : await this.lockNewDocument(client, id);
+        // Read before a lock on a new id was granted, the receipts may be stale: read again then.
+        const receipts = locked && receiptsRead ? new ReceiptsReadAhead(receiptKeys, opened[1]!.rows as ReceiptRow[]) : undefined;
         // The head was read under the lock: the work sees it without another round trip.
-        const reads = Object.assign(new PostgresReads(client, id), { document: () => Promise.resolve(head && { ...head }) });
+        const reads = new PostgresReads(client, id, undefined, { head, ...(receipts && { receipts }) });
         const staged = new StagedWrites(id);
         const tx = documentTransaction(reads, staged);
         let result: T;
@@ -131,7 +144,7 @@ export class PostgresStore implements Store {
         // The notice is delivered by PostgreSQL only when the transaction commits, and in commit order.
         await flushStaged(client, staged, (headVersion) => commitPayload(head?.id ?? id.toLowerCase(), headVersion, this.notifier.origin));
         return result;
-      });
+      }, opening);
     });
   }
 
@@ -227,14 +240,13 @@ export class PostgresStore implements Store {
     return this.closing;
   }
 
-  private async lockDocument(client: pg.PoolClient, id: string): Promise<DocumentRecord | undefined> {
-    const select = `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 FOR UPDATE`;
-    const locked = await client.query<DocumentRow>(select, [id]);
-    if (locked.rows[0]) return documentFromRow(locked.rows[0]);
-    // No row to lock yet: writers of a new id serialize on an advisory lock instead, then look
-    // again, since a writer that held it may have just created the row.
+  /**
+   * No row to lock yet (the lock statement found none): writers of a new id serialize on an
+   * advisory lock instead, then look again, since a writer that held it may have just created the row.
+   */
+  private async lockNewDocument(client: pg.PoolClient, id: string): Promise<DocumentRecord | undefined> {
     await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CREATION_LOCK_CLASS, id.toLowerCase()]);
-    const again = await client.query<DocumentRow>(select, [id]);
+    const again = await client.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 FOR UPDATE`, [id]);
     return again.rows[0] && documentFromRow(again.rows[0]);
   }
 

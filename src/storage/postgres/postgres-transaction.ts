@@ -30,13 +30,24 @@ interface WritePart {
 /**
  * Runs `body` in a transaction on a pooled client: COMMIT when it returns, ROLLBACK when it
  * throws. The one place that begins and ends PostgreSQL transactions (writes, compaction, migrations).
+ *
+ * `opening`, SQL without parameters (one or more statements, every value in it a literal the caller
+ * built from checked input), is sent with the BEGIN in one simple query, saving a round trip; `body`
+ * gets the result of each of its statements, in order.
  */
-export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  body: (client: pg.PoolClient, opened: readonly pg.QueryResult[]) => Promise<T>,
+  opening?: string,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query("BEGIN");
-    const result = await body(client);
+    let opened: pg.QueryResult[] = [];
+    if (opening === undefined) await client.query("BEGIN");
+    // A simple query of several statements answers with one result per statement.
+    else opened = (await client.query(`BEGIN; ${opening}`)) as unknown as pg.QueryResult[];
+    const result = await body(client, opened.slice(1));
     await client.query("COMMIT");
     return result;
   } catch (error) {
