@@ -1,4 +1,4 @@
-import { canonicalOps } from "./canonical-ops.js";
+import { canonicalOps, isCanonical } from "./canonical-ops.js";
 import { OpsBuilder } from "./ops-builder.js";
 import type { NormalizedOp } from "./normalized-op.js";
 
@@ -29,11 +29,72 @@ function toSteps(ops: readonly NormalizedOp[]): Step[] {
  * Composes two valid op lists: `first` against a text T0, `second` against T1 = apply(first, T0). The
  * result is against T0 and applies to every T0 that `first` applies to, giving
  * apply(second, apply(first, T0)). It is in canonical form (see canonicalOps). Its ops may share
- * lines arrays with those of its inputs (op lines are read-only; copy them before changing them).
+ * lines arrays, and ops, with those of its inputs (both are read-only; copy them before changing them).
  *
- * Cost: linear in the number of ops and the lines they put in; the text is never looked at.
+ * Cost: linear in the number of ops and the lines they put in; the text is never looked at. When
+ * `first` is canonical and several times longer than `second` (a long composition extended by a few
+ * versions), only the ops of `first` near an op of `second` are walked (see {@link composeSparse}).
  */
 export function composeOps(first: readonly NormalizedOp[], second: readonly NormalizedOp[]): NormalizedOp[] {
+  if (second.length * SPARSE_RATIO <= first.length && isCanonical(first)) return composeSparse(first, second);
+  return composeByWalk(first, second);
+}
+
+/** `first` at least this many times longer than `second` takes the sparse path. */
+const SPARSE_RATIO = 4;
+
+/**
+ * {@link composeOps} for a canonical `first`: the same result, made of the ops of `first` that no op of
+ * `second` comes near, taken over as they are (the very objects: an op untouched by `second` keeps
+ * its place in T0), and of the walk of each cluster of ops that do. A cluster gathers, in T1, the ops
+ * of `second` and the outputs of the ops of `first` whose closed ranges touch one another; between two
+ * clusters lies at least one line of T1 that neither list touches, so it is a kept line of T0 that
+ * separates the ops of the result as the canonical form wants, and the walk of a cluster on its own
+ * makes exactly the ops that the walk of the whole lists makes there. Exported for the tests that
+ * compare it with {@link composeByWalk}.
+ */
+export function composeSparse(first: readonly NormalizedOp[], second: readonly NormalizedOp[]): NormalizedOp[] {
+  const out: NormalizedOp[] = [];
+  let i = 0;
+  let j = 0;
+  // The change in length that the ops of `first` before `first[i]` make: T1 position = T0 index + delta.
+  let delta = 0;
+  while (j < second.length) {
+    const start = second[j]!.index;
+    // The ops of `first` whose output ends before the cluster begins pass through.
+    while (i < first.length && first[i]!.index + delta + first[i]!.lines.length < start) {
+      out.push(first[i]!);
+      delta += first[i]!.lines.length - first[i]!.count;
+      i++;
+    }
+    const firstFrom = i;
+    const secondFrom = j;
+    const deltaBefore = delta;
+    let end = start;
+    for (let grew = true; grew; ) {
+      grew = false;
+      while (j < second.length && second[j]!.index <= end) {
+        end = Math.max(end, second[j]!.index + second[j]!.count);
+        j++;
+        grew = true;
+      }
+      while (i < first.length && first[i]!.index + delta <= end) {
+        end = Math.max(end, first[i]!.index + delta + first[i]!.lines.length);
+        delta += first[i]!.lines.length - first[i]!.count;
+        i++;
+        grew = true;
+      }
+    }
+    // The cluster's ops of `second`, moved to the text that the cluster's ops of `first` alone make.
+    const moved = second.slice(secondFrom, j).map((op) => ({ index: op.index - deltaBefore, count: op.count, lines: op.lines }));
+    for (const op of composeByWalk(first.slice(firstFrom, i), moved)) out.push(op);
+  }
+  while (i < first.length) out.push(first[i++]!);
+  return out;
+}
+
+/** {@link composeOps} by a walk over both lists whole: any valid lists. Exported for the tests. */
+export function composeByWalk(first: readonly NormalizedOp[], second: readonly NormalizedOp[]): NormalizedOp[] {
   const a = toSteps(first);
   const b = toSteps(second);
   const out = new OpsBuilder();
@@ -87,9 +148,23 @@ export function composeOps(first: readonly NormalizedOp[], second: readonly Norm
  * against the first text, in canonical form. An empty chain gives `[]`.
  *
  * Pairs are composed level by level (a balanced tree) rather than folded left to right: folding k
- * one-op lists into a growing result costs O(k²), the tree O(total ops × log k).
+ * one-op lists into a growing result costs O(k²), the tree O(total ops × log k). A chain that starts
+ * with a list at least as long as all the others together (a composition kept for a base, extended
+ * by the versions since: src/service/working-document.ts) composes the others first, so that the long
+ * list is walked once instead of once per level of the tree. The grouping does not change the
+ * result (composition is associative and its result canonical: test/core/compose-ops.test.ts).
  */
 export function composeChain(list: readonly (readonly NormalizedOp[])[]): NormalizedOp[] {
+  if (list.length > 2) {
+    const first = list[0]!;
+    let others = 0;
+    for (let k = 1; k < list.length; k++) others += list[k]!.length;
+    if (first.length >= others) return composeOps(first, composeTree(list.slice(1)));
+  }
+  return composeTree(list);
+}
+
+function composeTree(list: readonly (readonly NormalizedOp[])[]): NormalizedOp[] {
   let level: (readonly NormalizedOp[])[] = [...list];
   if (level.length === 0) return [];
   while (level.length > 1) {

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyOps } from "../../src/core/apply-ops.js";
 import { canonicalOps, isCanonical } from "../../src/core/canonical-ops.js";
-import { composeChain, composeOps } from "../../src/core/compose-ops.js";
+import { composeByWalk, composeChain, composeOps, composeSparse } from "../../src/core/compose-ops.js";
 import { diffLines } from "../../src/core/diff-lines.js";
 import type { NormalizedOp } from "../../src/core/normalized-op.js";
 import { lineArb, mustApply, opsArb, propertyParams, textArb } from "./property-support.js";
@@ -72,6 +72,59 @@ describe("compose, canonical form and diff, for random texts and ops", () => {
       }),
       propertyParams(1000),
     );
+  });
+
+  it("the sparse path gives the very ops of the walk for a long canonical list and a short one", () => {
+    // A long text with many changes composed with a few more: what the writer's kept compositions meet.
+    const longOps = (n: number) =>
+      fc.array(fc.record({ gap: fc.integer({ min: 1, max: 4 }), count: fc.nat({ max: 2 }), lines: fc.array(lineArb, { maxLength: 2 }) }), { minLength: 8, maxLength: 40 }).map((specs) => {
+        const ops: NormalizedOp[] = [];
+        let cursor = 0;
+        for (const spec of specs) {
+          const index = cursor + spec.gap;
+          if (index > n) break;
+          const count = Math.min(spec.count, n - index);
+          ops.push({ index, count, lines: spec.lines });
+          cursor = index + count;
+        }
+        return canonicalOps(ops);
+      });
+    const arb = fc
+      .array(lineArb, { minLength: 30, maxLength: 150 })
+      .chain((text) =>
+        longOps(text.length).chain((first) =>
+          fc.oneof(opsArb(mustApply(text, first).length), opsArb(mustApply(text, first).length).map((ops) => ops.slice(0, 2))).map((second) => ({ text, first, second })),
+        ),
+      );
+    let sparse = 0;
+    fc.assert(
+      fc.property(arb, ({ text, first, second }) => {
+        const walked = composeByWalk(first, second);
+        expect(composeSparse(first, second)).toEqual(walked);
+        expect(composeOps(first, second)).toEqual(walked);
+        expect(applyOps(text, walked)).toEqual({ ok: true, lines: mustApply(mustApply(text, first), second) });
+        if (second.length * 4 <= first.length && second.length > 0) sparse++;
+      }),
+      propertyParams(2000),
+    );
+    // The inputs reach the sparse path of composeOps, not only the direct call.
+    expect(sparse).toBeGreaterThan(200);
+  });
+
+  it("the sparse path keeps the ops of the long list that the short one does not come near, as they are", () => {
+    const first = [
+      { index: 0, count: 1, lines: ["a"] },
+      { index: 3, count: 0, lines: ["b", "c"] },
+      { index: 6, count: 2, lines: [] },
+      { index: 10, count: 1, lines: ["d"] },
+    ];
+    // T1 line 9 is T0 line 9, next to the last op's line 10: the two merge into one op.
+    const composed = composeSparse(first, [{ index: 9, count: 1, lines: ["x"] }]);
+    expect(composed).toEqual([first[0], first[1], first[2], { index: 9, count: 2, lines: ["x", "d"] }]);
+    expect(composed[0]).toBe(first[0]);
+    expect(composed[1]).toBe(first[1]);
+    expect(composed[2]).toBe(first[2]);
+    expect(composed).toEqual(composeByWalk(first, [{ index: 9, count: 1, lines: ["x"] }]));
   });
 
   it("canonicalOps keeps the effect of a list and is idempotent", () => {
