@@ -36,22 +36,25 @@ function toSteps(ops: readonly NormalizedOp[]): Step[] {
  * versions), only the ops of `first` near an op of `second` are walked (see {@link composeSparse}).
  */
 export function composeOps(first: readonly NormalizedOp[], second: readonly NormalizedOp[]): NormalizedOp[] {
-  if (second.length * SPARSE_RATIO <= first.length && isCanonical(first)) return composeSparse(first, second);
+  const uneven = second.length * SPARSE_RATIO <= first.length || first.length * SPARSE_RATIO <= second.length;
+  if (uneven && isCanonical(first)) return composeSparse(first, second);
   return composeByWalk(first, second);
 }
 
-/** `first` at least this many times longer than `second` takes the sparse path. */
+/** One list at least this many times longer than the other takes the sparse path. */
 const SPARSE_RATIO = 4;
 
 /**
- * {@link composeOps} for a canonical `first`: the same result, made of the ops of `first` that no op of
- * `second` comes near, taken over as they are (the very objects: an op untouched by `second` keeps
- * its place in T0), and of the walk of each cluster of ops that do. A cluster gathers, in T1, the ops
+ * {@link composeOps} for a canonical `first`: the same result, made of the ops that no op of the other
+ * list comes near, and of the walk of each cluster of ops that do. A cluster gathers, in T1, the ops
  * of `second` and the outputs of the ops of `first` whose closed ranges touch one another; between two
  * clusters lies at least one line of T1 that neither list touches, so it is a kept line of T0 that
  * separates the ops of the result as the canonical form wants, and the walk of a cluster on its own
- * makes exactly the ops that the walk of the whole lists makes there. Exported for the tests that
- * compare it with {@link composeByWalk}.
+ * makes exactly the ops that the walk of the whole lists makes there. An op of `first` outside every
+ * cluster is taken over as it is (the very object: it keeps its place in T0); an op of `second` alone
+ * in its cluster is moved back to T0 by the change in length of the ops of `first` before it. So
+ * composing a long list with a short one, either way round, costs little beyond copying the long one.
+ * Exported for the tests that compare it with {@link composeByWalk}.
  */
 export function composeSparse(first: readonly NormalizedOp[], second: readonly NormalizedOp[]): NormalizedOp[] {
   const out: NormalizedOp[] = [];
@@ -84,6 +87,12 @@ export function composeSparse(first: readonly NormalizedOp[], second: readonly N
         i++;
         grew = true;
       }
+    }
+    if (i === firstFrom && j === secondFrom + 1) {
+      // One op of `second` near nothing: itself, moved to T0 (a no-op leaves nothing, as in the walk).
+      const op = second[secondFrom]!;
+      if (op.count > 0 || op.lines.length > 0) out.push(deltaBefore === 0 ? op : { index: op.index - deltaBefore, count: op.count, lines: op.lines });
+      continue;
     }
     // The cluster's ops of `second`, moved to the text that the cluster's ops of `first` alone make.
     const moved = second.slice(secondFrom, j).map((op) => ({ index: op.index - deltaBefore, count: op.count, lines: op.lines }));

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { composeChain } from "../core/compose-ops.js";
+import { composeChain, composeOps } from "../core/compose-ops.js";
 import type { LineOperation } from "../core/line-operation.js";
 import { joinLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
-import type { DocumentRecord, PatchReceipt, ShiftedOver } from "../storage/store.js";
+import type { DocumentRecord, PatchReceipt, ShiftedOver, VersionSummary } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import type { ContentLimit } from "./content-limit.js";
 import { rebuildText } from "./document-text.js";
@@ -144,16 +144,27 @@ export class ContentPatcher {
     const baseRecord = await doc.version(base);
     if (!baseRecord || baseRecord.ops === null) throw new ServiceError("base-unavailable", `base version ${base} was compacted; reload the document`);
     if (patch.checksum !== baseRecord.checksum) throw checksumMismatch(base);
-    // Another patch of this batch with the same base composed part of the way already: the
-    // composition of a chain equals that of its composed prefix and the rest (a core property).
+    // Another patch with the same base composed part of the way already, or one with a base a little
+    // later: the composition of a chain equals that of any grouping of it (a core property), so the
+    // versions after the kept composition, or those before it, are composed with it.
     const known = doc.composedAfter(base);
+    const nearest = known ? undefined : doc.composedAfterNearest(base);
     const since = await doc.versionsAfter(known?.through ?? base);
-    const chain: NormalizedOp[][] = known ? [known.ops] : [];
-    for (const record of since) {
+    const opsOf = (record: VersionSummary) => {
       if (record.ops === null) throw new ServiceError("base-unavailable", `the versions after base ${base} were compacted; reload the document`);
-      chain.push(record.ops);
+      return record.ops;
+    };
+    let foreign: NormalizedOp[];
+    if (known) {
+      foreign = composeChain([known.ops, ...since.map(opsOf)]);
+    } else if (nearest && nearest.composition.through <= head.version && since[0]?.version === base + 1) {
+      const { base: later, composition } = nearest;
+      const before = since.filter((record) => record.version <= later).map(opsOf);
+      const after = since.filter((record) => record.version > composition.through).map(opsOf);
+      foreign = composeOps(composeChain(before), composeChain([composition.ops, ...after]));
+    } else {
+      foreign = composeChain(since.map(opsOf));
     }
-    const foreign = composeChain(chain);
     doc.rememberComposed(base, head.version, foreign);
     return { ops: foreign, baseCreatedAt: baseRecord.createdAt };
   }

@@ -35,7 +35,7 @@ const CHARACTERS_PER_VERSION = 1024;
 const MAX_VERSIONS_BETWEEN_SNAPSHOTS = 1000;
 
 /** How many bases' compositions a document keeps (see WorkingDocument.composedAfter). */
-const COMPOSED_BASES = 8;
+const COMPOSED_BASES = 64;
 
 // The seq first: it has no U+0000, so the first one ends it and no two keys share a string.
 const receiptKey = (key: ReceiptKey): string => `${key.seq}\u0000${key.clientId}`;
@@ -134,6 +134,17 @@ export class WorkingDocument implements TextSource {
    */
   composedAfter(base: number): Composition | undefined {
     return this.compositions.get(base);
+  }
+
+  /**
+   * The kept composition of the nearest base after `base`, if any: the versions between the two
+   * bases composed with it give the composition after `base` (composition is associative), for far
+   * less than composing every version since `base`, since authors' bases lie close to one another.
+   */
+  composedAfterNearest(base: number): { base: number; composition: Composition } | undefined {
+    let nearest: number | undefined;
+    for (const kept of this.compositions.keys()) if (kept > base && (nearest === undefined || kept < nearest)) nearest = kept;
+    return nearest === undefined ? undefined : { base: nearest, composition: this.compositions.get(nearest)! };
   }
 
   rememberComposed(base: number, through: number, ops: NormalizedOp[]): void {

@@ -74,7 +74,7 @@ describe("compose, canonical form and diff, for random texts and ops", () => {
     );
   });
 
-  it("the sparse path gives the very ops of the walk for a long canonical list and a short one", () => {
+  it("the sparse path gives the very ops of the walk for a long list and a short one, either way round", () => {
     // A long text with many changes composed with a few more: what the writer's kept compositions meet.
     const longOps = (n: number) =>
       fc.array(fc.record({ gap: fc.integer({ min: 1, max: 4 }), count: fc.nat({ max: 2 }), lines: fc.array(lineArb, { maxLength: 2 }) }), { minLength: 8, maxLength: 40 }).map((specs) => {
@@ -89,14 +89,19 @@ describe("compose, canonical form and diff, for random texts and ops", () => {
         }
         return canonicalOps(ops);
       });
-    const arb = fc
-      .array(lineArb, { minLength: 30, maxLength: 150 })
-      .chain((text) =>
-        longOps(text.length).chain((first) =>
-          fc.oneof(opsArb(mustApply(text, first).length), opsArb(mustApply(text, first).length).map((ops) => ops.slice(0, 2))).map((second) => ({ text, first, second })),
-        ),
-      );
+    const shortOps = (n: number) => fc.oneof(opsArb(n), opsArb(n).map((ops) => ops.slice(0, 2)));
+    const arb = fc.array(lineArb, { minLength: 30, maxLength: 150 }).chain((text) =>
+      fc.oneof(
+        // A long composition extended by a few versions…
+        longOps(text.length).chain((first) => shortOps(mustApply(text, first).length).map((second) => ({ text, first, second }))),
+        // …and a few versions composed with a long composition made after them.
+        shortOps(text.length)
+          .map(canonicalOps)
+          .chain((first) => longOps(mustApply(text, first).length).map((second) => ({ text, first, second }))),
+      ),
+    );
     let sparse = 0;
+    let sparseShortFirst = 0;
     fc.assert(
       fc.property(arb, ({ text, first, second }) => {
         const walked = composeByWalk(first, second);
@@ -104,11 +109,13 @@ describe("compose, canonical form and diff, for random texts and ops", () => {
         expect(composeOps(first, second)).toEqual(walked);
         expect(applyOps(text, walked)).toEqual({ ok: true, lines: mustApply(mustApply(text, first), second) });
         if (second.length * 4 <= first.length && second.length > 0) sparse++;
+        if (first.length * 4 <= second.length && first.length > 0) sparseShortFirst++;
       }),
-      propertyParams(2000),
+      propertyParams(3000),
     );
-    // The inputs reach the sparse path of composeOps, not only the direct call.
+    // The inputs reach both ways of the sparse path of composeOps, not only the direct call.
     expect(sparse).toBeGreaterThan(200);
+    expect(sparseShortFirst).toBeGreaterThan(200);
   });
 
   it("the sparse path keeps the ops of the long list that the short one does not come near, as they are", () => {
@@ -125,6 +132,24 @@ describe("compose, canonical form and diff, for random texts and ops", () => {
     expect(composed[1]).toBe(first[1]);
     expect(composed[2]).toBe(first[2]);
     expect(composed).toEqual(composeByWalk(first, [{ index: 9, count: 1, lines: ["x"] }]));
+  });
+
+  it("a composition of the versions up to a later base with the one kept for that base is the composition of the whole chain", () => {
+    // What the write path relies on when it composes from the composition of a later base (patch-content.ts).
+    const arb = fc
+      .tuple(textArb, fc.nat({ max: 9 }))
+      .chain(([text, k]) =>
+        chainArb(text, k).chain((chain) =>
+          fc.tuple(fc.nat({ max: chain.length }), fc.nat({ max: chain.length })).map(([x, y]) => ({ chain, a: Math.min(x, y), b: Math.max(x, y) })),
+        ),
+      );
+    fc.assert(
+      fc.property(arb, ({ chain, a, b }) => {
+        const kept = composeChain(chain.slice(a, b));
+        expect(composeOps(composeChain(chain.slice(0, a)), composeChain([kept, ...chain.slice(b)]))).toEqual(composeChain(chain));
+      }),
+      propertyParams(1000),
+    );
   });
 
   it("canonicalOps keeps the effect of a list and is idempotent", () => {

@@ -8,8 +8,9 @@ import type { PatchOutcome } from "../../src/service/patch-content.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 
 // Patches on a shared stale base, in one batch and across batches: the writer extends the
-// composition an earlier patch on the same base made (working-document.ts, composedAfter) instead
-// of composing every version since the base. Whatever it reused, each answer must rebuild, by the
+// composition an earlier patch on the same base made (working-document.ts, composedAfter), or
+// composes the versions up to a later base with the composition kept for it (composedAfterNearest),
+// instead of composing every version since the base. Whatever it reused, each answer must rebuild, by the
 // rule every client applies, exactly the text whose checksum it carries.
 
 const SEED = process.env.FOLIO_SEED ? Number(process.env.FOLIO_SEED) : randomInt(2 ** 31);
@@ -35,7 +36,8 @@ describe(`patches on shared stale bases (seed ${SEED}, replay with FOLIO_SEED=${
     for (let round = 0; round < 30; round++) {
       // A few bases shared by the patches of this round: each round is one batch or several.
       const versions = [...texts.keys()].sort((a, b) => b - a);
-      const bases = [versions[0]!, versions[Math.min(versions.length - 1, 1 + Math.floor(random() * 6))]!];
+      // The third, a little older than the second, finds its composition from the one kept for a later base.
+      const bases = [versions[0]!, versions[Math.min(versions.length - 1, 1 + Math.floor(random() * 6))]!, versions[Math.min(versions.length - 1, 4 + Math.floor(random() * 12))]!];
       const together = random() < 0.5;
       const patches = Array.from({ length: 2 + Math.floor(random() * 4) }, () => {
         const base = bases[Math.floor(random() * bases.length)]!;
