@@ -1,5 +1,6 @@
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { VersionSummary } from "../storage/store.js";
+import type { BaseWindow } from "./base-window.js";
 
 /**
  * How many of a document's newest versions stay in memory beside its text: a patch rebases, and a
@@ -32,6 +33,8 @@ export interface CachedHead {
    * versions since, instead of composing every version after its base again.
    */
   compositions?: Map<number, Composition>;
+  /** The compositions after a moving range of bases (base-window.ts), for stale patches whose bases all differ. */
+  window?: BaseWindow;
 }
 
 /** The composed ops of the versions in `(base, through]`, for a base the map is keyed by. */
@@ -115,7 +118,7 @@ export class HeadCache {
   set(id: string, entry: CachedHead): void {
     this.delete(id);
     // The compositions kept with the entry count too (at most a few bases, each within the recent versions).
-    const weight = entry.text.length + entry.recentWeight + compositionsWeight(entry);
+    const weight = entry.text.length + entry.recentWeight + compositionsWeight(entry) + (entry.window?.weight ?? 0);
     if (weight > this.maxCharacters) return;
     this.entries.set(id, { entry, weight });
     this.totalWeight += weight;

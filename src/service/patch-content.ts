@@ -9,6 +9,7 @@ import type { DocumentRecord, PatchReceipt, ShiftedOver, VersionSummary } from "
 import type { Clock } from "./clock.js";
 import type { ContentLimit } from "./content-limit.js";
 import { rebuildText } from "./document-text.js";
+import { BaseWindow, MIN_WINDOW_LAG } from "./base-window.js";
 import { documentNotFound } from "./documents.js";
 import type { DocumentWriter } from "./document-writer.js";
 import type { PatchResult, ServiceEvents } from "./observer.js";
@@ -154,9 +155,11 @@ export class ContentPatcher {
       if (record.ops === null) throw new ServiceError("base-unavailable", `the versions after base ${base} were compacted; reload the document`);
       return record.ops;
     };
-    let foreign: NormalizedOp[];
+    let foreign: NormalizedOp[] | undefined;
     if (known) {
       foreign = composeChain([known.ops, ...since.map(opsOf)]);
+    } else if ((foreign = windowed(doc, base, head.version, since, opsOf))) {
+      // From the window of bases.
     } else if (nearest && nearest.composition.through <= head.version && since[0]?.version === base + 1) {
       const { base: later, composition } = nearest;
       const before = since.filter((record) => record.version <= later).map(opsOf);
@@ -168,6 +171,31 @@ export class ContentPatcher {
     doc.rememberComposed(base, head.version, foreign);
     return { ops: foreign, baseCreatedAt: baseRecord.createdAt };
   }
+}
+
+/**
+ * The composition of the versions after `base` from the document's window of bases (base-window.ts),
+ * built anew at the head when the bases passed it; `undefined` for a base close to the head (composing
+ * directly costs little), for one older than the window (a straggler takes the other ways), or when
+ * the versions are not all at hand.
+ */
+function windowed(
+  doc: WorkingDocument,
+  base: number,
+  head: number,
+  since: readonly VersionSummary[],
+  opsOf: (record: VersionSummary) => NormalizedOp[],
+): NormalizedOp[] | undefined {
+  if (head - base < MIN_WINDOW_LAG || since.length !== head - base || since[0]?.version !== base + 1) return undefined;
+  let window = doc.baseWindow;
+  if (window && base < window.low) return undefined;
+  const ops = since.map(opsOf);
+  if (!window?.serves(base, head)) {
+    window = BaseWindow.build(base, head, ops);
+    doc.baseWindow = window;
+    if (!window) return undefined;
+  }
+  return window.composedAfter(base, head, ops);
 }
 
 function checkOps(patch: ContentPatch): NormalizedOp[] {

@@ -5,6 +5,7 @@ import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, Rec
 import type { HistoryPolicy } from "./history-policy.js";
 import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead, type Composition } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
+import type { BaseWindow } from "./base-window.js";
 
 /** A change to record as the next version. */
 export interface VersionDraft {
@@ -59,6 +60,8 @@ export class WorkingDocument implements TextSource {
   private recentCopy: VersionSummary[] | undefined;
   /** Compositions of the versions after a base, by base, made by this batch and the batches before it (see {@link composedAfter}). */
   private readonly compositions: Map<number, Composition>;
+  /** The window of bases kept with the cached head (see {@link baseWindow}). */
+  private window: BaseWindow | undefined;
   private recentWeight = 0;
 
   private constructor(
@@ -72,6 +75,7 @@ export class WorkingDocument implements TextSource {
     // Kept with the cached head: a batch whose writes fail drops that entry, and with it any
     // composition that reached into versions that were never committed.
     this.compositions = current?.compositions ?? new Map<number, Composition>();
+    this.window = current?.window;
   }
 
   /** Reads the head inside the exclusive section; the cached text is used when its version matches. */
@@ -145,6 +149,18 @@ export class WorkingDocument implements TextSource {
     let nearest: number | undefined;
     for (const kept of this.compositions.keys()) if (kept > base && (nearest === undefined || kept < nearest)) nearest = kept;
     return nearest === undefined ? undefined : { base: nearest, composition: this.compositions.get(nearest)! };
+  }
+
+  /**
+   * The compositions after a moving range of bases (base-window.ts), kept with the cached head like
+   * the compositions by base: a batch whose writes fail drops both with the entry.
+   */
+  get baseWindow(): BaseWindow | undefined {
+    return this.window;
+  }
+
+  set baseWindow(window: BaseWindow | undefined) {
+    this.window = window;
   }
 
   rememberComposed(base: number, through: number, ops: NormalizedOp[]): void {
@@ -271,11 +287,12 @@ export class WorkingDocument implements TextSource {
   cacheEntry(): CachedHead | undefined {
     const current = this.current;
     if (!current) return undefined;
-    if (current.recent.length <= RECENT_VERSIONS) return { ...current, compositions: this.compositions };
+    const kept = { compositions: this.compositions, ...(this.window && { window: this.window }) };
+    if (current.recent.length <= RECENT_VERSIONS) return { ...current, ...kept };
     const dropped = current.recent.length - RECENT_VERSIONS;
     let recentWeight = current.recentWeight;
     for (let index = 0; index < dropped; index++) recentWeight -= summaryWeight(current.recent[index]!);
-    return { ...current, recent: current.recent.slice(dropped), recentWeight, compositions: this.compositions };
+    return { ...current, recent: current.recent.slice(dropped), recentWeight, ...kept };
   }
 
   // The batch's own copy of the newest versions, made at its first commit: the cached entry stays
