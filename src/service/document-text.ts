@@ -54,11 +54,13 @@ export class HeadTexts {
   }
 
   /**
-   * The versions in `(after, head.version]` from memory, when the cache holds this head and reaches
-   * back that far (and not past the retention cutoff); `undefined` sends the caller to the store.
+   * The versions in `(after, head.version]` from memory, when the cache holds this head or a newer one
+   * and reaches back that far (and not past the retention cutoff); `undefined` sends the caller to the store.
    */
   recentVersions(head: DocumentRecord, after: number): VersionSummary[] | undefined {
-    const cached = this.cache.get(head.id, head.version);
-    return cached && recentAfter(cached, after, this.policy.cutoff());
+    // A newer entry holds these versions too: committed versions never change.
+    const cached = this.cache.atLeast(head.id, head.version);
+    const recent = cached && recentAfter(cached, after, this.policy.cutoff());
+    return recent && cached.version > head.version ? recent.filter((record) => record.version <= head.version) : recent;
   }
 }

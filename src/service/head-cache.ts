@@ -98,15 +98,29 @@ export class HeadCache {
   /** @param maxCharacters the budget: the texts' characters plus an estimate of their recent versions' */
   constructor(private readonly maxCharacters: number) {}
 
+  /** The entry of `id` at exactly `version`. */
   get(id: string, version: number): CachedHead | undefined {
-    const kept = this.entries.get(id);
-    if (!kept) {
+    const entry = this.atLeast(id, version);
+    if (entry && entry.version !== version) {
+      this.hits--;
       this.misses++;
       return undefined;
     }
-    if (kept.entry.version !== version) {
+    return entry;
+  }
+
+  /**
+   * The entry of `id` at `version` or newer. An entry older than `version` is stale (a commit it does
+   * not hold was made) and is dropped; a newer one stays: the one who asks read the head before the
+   * writer's last commit (a feed read racing a write), and the writer's next batch needs the entry,
+   * with its recent versions and kept compositions. Dropping it there made every patch after it read
+   * its base's versions from the store until the recent versions filled up again (docs/benchmarks.md).
+   */
+  atLeast(id: string, version: number): CachedHead | undefined {
+    const kept = this.entries.get(id);
+    if (!kept || kept.entry.version < version) {
       this.misses++;
-      this.delete(id);
+      if (kept) this.delete(id);
       return undefined;
     }
     this.hits++;

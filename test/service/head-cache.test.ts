@@ -48,6 +48,22 @@ describe("HeadCache", () => {
   });
 });
 
+describe("HeadCache: an asker behind the writer", () => {
+  it("keeps an entry newer than the version asked for, and hands it to those who can use a newer one", () => {
+    const cache = new HeadCache(1_000_000);
+    cache.set("a", entry(7, "seven", 3));
+    // A feed read that read the head at 6 just before the writer committed 7.
+    expect(cache.get("a", 6)).toBeUndefined();
+    expect(cache.atLeast("a", 6)?.version).toBe(7);
+    expect(cache.get("a", 7)?.recent.map((v) => v.version)).toEqual([3, 4, 5, 6, 7]);
+    expect(cache.stats()).toMatchObject({ entries: 1, hits: 2, misses: 1 });
+    // An entry older than the version asked for is stale: dropped.
+    expect(cache.atLeast("a", 8)).toBeUndefined();
+    expect(cache.get("a", 7)).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ entries: 0, hits: 2, misses: 3 });
+  });
+});
+
 describe("recent versions in memory", () => {
   const head = entry(10, "text", 6);
   const cutoff = T0;
