@@ -60,6 +60,16 @@ export class BaseWindow {
     return new BaseWindow(low, split, suffixes, [], split, references * REFERENCE_WEIGHT);
   }
 
+  /**
+   * Whether a new window may replace this one at `head`: once the head has moved on by half its span
+   * past the split (when the bases that built it have passed the split, as they do, it has), and not
+   * sooner, so that bases that jump back and forth cannot make every patch pay for a build (each
+   * costs up to the square of the span in copied references).
+   */
+  replaceableAt(head: number): boolean {
+    return head - this.split >= Math.max(MIN_WINDOW_LAG, (this.split - this.low) / 2);
+  }
+
   /** Whether the window serves `base` at `head`: the base is in its range and the head is at or past the versions it composed. */
   serves(base: number, head: number): boolean {
     return base >= this.low && base < this.split && head >= this.through;

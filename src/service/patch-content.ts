@@ -176,8 +176,9 @@ export class ContentPatcher {
 /**
  * The composition of the versions after `base` from the document's window of bases (base-window.ts),
  * built anew at the head when the bases passed it; `undefined` for a base close to the head (composing
- * directly costs little), for one older than the window (a straggler takes the other ways), or when
- * the versions are not all at hand.
+ * directly costs little), for one older than the window (a straggler takes the other ways), for one
+ * past a window that may not be replaced yet (BaseWindow.replaceableAt), or when the versions are not
+ * all at hand.
  */
 function windowed(
   doc: WorkingDocument,
@@ -191,6 +192,7 @@ function windowed(
   if (window && base < window.low) return undefined;
   const ops = since.map(opsOf);
   if (!window?.serves(base, head)) {
+    if (window && !window.replaceableAt(head)) return undefined;
     window = BaseWindow.build(base, head, ops);
     doc.baseWindow = window;
     if (!window) return undefined;

@@ -69,6 +69,17 @@ describe(`BaseWindow (seed ${SEED}, replay with FOLIO_SEED=${SEED})`, () => {
     expect(checked).toBe(1200);
   });
 
+  it("may be replaced only once the head has moved on by half its span past the split", () => {
+    const window = BaseWindow.build(1000, 2000, Array.from({ length: 1000 }, (_, k) => [{ index: k, count: 1, lines: [`v${k}`] }]))!;
+    expect(window.replaceableAt(2000)).toBe(false);
+    expect(window.replaceableAt(2499)).toBe(false);
+    expect(window.replaceableAt(2500)).toBe(true);
+    // A narrow window still waits for the smallest lag it serves.
+    const narrow = BaseWindow.build(10, 20, Array.from({ length: 10 }, () => []))!;
+    expect(narrow.replaceableAt(83)).toBe(false);
+    expect(narrow.replaceableAt(84)).toBe(true);
+  });
+
   it("is not built over no versions or over more than it keeps, and refuses a base it does not serve", () => {
     expect(BaseWindow.build(5, 5, [])).toBeUndefined();
     expect(BaseWindow.build(0, MAX_WINDOW_VERSIONS + 1, Array.from({ length: MAX_WINDOW_VERSIONS + 1 }, () => []))).toBeUndefined();
