@@ -209,6 +209,12 @@ function checkOps(patch: ContentPatch): NormalizedOp[] {
   for (const op of patch.ops) for (const line of op.lines ?? []) {
     if (!line.isWellFormed()) throw new ServiceError("invalid-request", "a line is not well-formed Unicode (a lone surrogate)");
   }
+  // The stores keep the id as UTF-8, where every lone surrogate becomes U+FFFD: two such ids would
+  // share one receipt key, and a resend would not find the receipt its patch stored.
+  if (!patch.clientId.isWellFormed()) throw new ServiceError("invalid-request", "clientId is not well-formed Unicode (a lone surrogate)");
+  if (patch.displayName !== undefined && !patch.displayName.isWellFormed()) {
+    throw new ServiceError("invalid-request", "displayName is not well-formed Unicode (a lone surrogate)");
+  }
   return valid.ops;
 }
 
