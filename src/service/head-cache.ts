@@ -100,13 +100,7 @@ export class HeadCache {
 
   /** The entry of `id` at exactly `version`. */
   get(id: string, version: number): CachedHead | undefined {
-    const entry = this.atLeast(id, version);
-    if (entry && entry.version !== version) {
-      this.hits--;
-      this.misses++;
-      return undefined;
-    }
-    return entry;
+    return this.lookup(id, version, true);
   }
 
   /**
@@ -117,10 +111,14 @@ export class HeadCache {
    * its base's versions from the store until the recent versions filled up again (docs/benchmarks.md).
    */
   atLeast(id: string, version: number): CachedHead | undefined {
+    return this.lookup(id, version, false);
+  }
+
+  private lookup(id: string, version: number, exact: boolean): CachedHead | undefined {
     const kept = this.entries.get(id);
-    if (!kept || kept.entry.version < version) {
+    if (!kept || kept.entry.version < version || (exact && kept.entry.version !== version)) {
       this.misses++;
-      if (kept) this.delete(id);
+      if (kept && kept.entry.version < version) this.delete(id);
       return undefined;
     }
     this.hits++;

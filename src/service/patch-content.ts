@@ -149,25 +149,12 @@ export class ContentPatcher {
     // later: the composition of a chain equals that of any grouping of it (a core property), so the
     // versions after the kept composition, or those before it, are composed with it.
     const known = doc.composedAfter(base);
-    const nearest = known ? undefined : doc.composedAfterNearest(base);
     const since = await doc.versionsAfter(known?.through ?? base);
     const opsOf = (record: VersionSummary) => {
       if (record.ops === null) throw new ServiceError("base-unavailable", `the versions after base ${base} were compacted; reload the document`);
       return record.ops;
     };
-    let foreign: NormalizedOp[] | undefined;
-    if (known) {
-      foreign = composeChain([known.ops, ...since.map(opsOf)]);
-    } else if ((foreign = windowed(doc, base, head.version, since, opsOf))) {
-      // From the window of bases.
-    } else if (nearest && nearest.composition.through <= head.version && since[0]?.version === base + 1) {
-      const { base: later, composition } = nearest;
-      const before = since.filter((record) => record.version <= later).map(opsOf);
-      const after = since.filter((record) => record.version > composition.through).map(opsOf);
-      foreign = composeOps(composeChain(before), composeChain([composition.ops, ...after]));
-    } else {
-      foreign = composeChain(since.map(opsOf));
-    }
+    const foreign = known ? composeChain([known.ops, ...since.map(opsOf)]) : (windowed(doc, base, head.version, since, opsOf) ?? fromNearest(doc, base, head.version, since, opsOf));
     doc.rememberComposed(base, head.version, foreign);
     return { ops: foreign, baseCreatedAt: baseRecord.createdAt };
   }
@@ -194,10 +181,30 @@ function windowed(
   if (!window?.serves(base, head)) {
     if (window && !window.replaceableAt(head)) return undefined;
     window = BaseWindow.build(base, head, ops);
-    doc.baseWindow = window;
     if (!window) return undefined;
+    doc.baseWindow = window;
   }
   return window.composedAfter(base, head, ops);
+}
+
+/**
+ * The composition of the versions after `base` (all of them in `since`) from the kept composition of
+ * the nearest later base, when there is one: the versions up to it composed with it and with the
+ * versions after it; from every version otherwise.
+ */
+function fromNearest(
+  doc: WorkingDocument,
+  base: number,
+  head: number,
+  since: readonly VersionSummary[],
+  opsOf: (record: VersionSummary) => NormalizedOp[],
+): NormalizedOp[] {
+  const nearest = doc.composedAfterNearest(base);
+  if (!nearest || nearest.composition.through > head || since[0]?.version !== base + 1) return composeChain(since.map(opsOf));
+  const { base: later, composition } = nearest;
+  const before = since.filter((record) => record.version <= later).map(opsOf);
+  const after = since.filter((record) => record.version > composition.through).map(opsOf);
+  return composeOps(composeChain(before), composeChain([composition.ops, ...after]));
 }
 
 function checkOps(patch: ContentPatch): NormalizedOp[] {

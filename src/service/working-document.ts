@@ -1,7 +1,7 @@
 import { joinLines } from "../core/lines.js";
 import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import type { ChangeType, DocumentRecord, DocumentTransaction, PatchReceipt, ReceiptKey, VersionRecord, VersionSummary } from "../storage/store.js";
+import { receiptKeyString, type ChangeType, type DocumentRecord, type DocumentTransaction, type PatchReceipt, type ReceiptKey, type VersionRecord, type VersionSummary } from "../storage/store.js";
 import type { HistoryPolicy } from "./history-policy.js";
 import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead, type Composition } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
@@ -38,8 +38,6 @@ const MAX_VERSIONS_BETWEEN_SNAPSHOTS = 1000;
 /** How many bases' compositions a document keeps (see WorkingDocument.composedAfter). */
 const COMPOSED_BASES = 64;
 
-// The seq first: it has no U+0000, so the first one ends it and no two keys share a string.
-const receiptKey = (key: ReceiptKey): string => `${key.seq}\u0000${key.clientId}`;
 
 function snapshotDue(versionsSinceBasis: number, length: number): boolean {
   if (versionsSinceBasis >= MAX_VERSIONS_BETWEEN_SNAPSHOTS) return true;
@@ -159,7 +157,7 @@ export class WorkingDocument implements TextSource {
     return this.window;
   }
 
-  set baseWindow(window: BaseWindow | undefined) {
+  set baseWindow(window: BaseWindow) {
     this.window = window;
   }
 
@@ -182,16 +180,16 @@ export class WorkingDocument implements TextSource {
 
   /** Reads the committed receipts among `keys` at once, so that {@link receipt} answers them from memory. */
   async loadReceipts(keys: readonly ReceiptKey[]): Promise<void> {
-    const unread = keys.filter((key) => !this.loadedReceipts.has(receiptKey(key)));
+    const unread = keys.filter((key) => !this.loadedReceipts.has(receiptKeyString(key)));
     if (unread.length === 0) return;
     const found = await this.tx.receipts(unread);
-    for (const key of unread) this.loadedReceipts.set(receiptKey(key), undefined);
-    for (const receipt of found) this.loadedReceipts.set(receiptKey(receipt), receipt);
+    for (const key of unread) this.loadedReceipts.set(receiptKeyString(key), undefined);
+    for (const receipt of found) this.loadedReceipts.set(receiptKeyString(receipt), receipt);
   }
 
   /** A patch receipt, committed or decided in this batch. */
   async receipt(clientId: string, seq: number): Promise<PatchReceipt | undefined> {
-    const key = receiptKey({ clientId, seq });
+    const key = receiptKeyString({ clientId, seq });
     const staged = this.stagedReceipts.get(key);
     if (staged) return staged;
     if (this.loadedReceipts.has(key)) return this.loadedReceipts.get(key);
@@ -209,7 +207,7 @@ export class WorkingDocument implements TextSource {
   }
 
   putReceipt(receipt: PatchReceipt): void {
-    this.stagedReceipts.set(receiptKey(receipt), receipt);
+    this.stagedReceipts.set(receiptKeyString(receipt), receipt);
     this.tx.putReceipt(receipt);
   }
 

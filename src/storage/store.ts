@@ -101,6 +101,9 @@ export interface ReceiptKey {
   seq: number;
 }
 
+/** A receipt key as one string, for maps: the seq first (it has no U+0000, so the first one ends it and no two keys share a string). */
+export const receiptKeyString = (key: ReceiptKey): string => `${key.seq}\u0000${key.clientId}`;
+
 /** What a write's work reads first, for the store to read with the document's lock (see {@link Store.write}). */
 export interface ReadAhead {
   receipts?: readonly ReceiptKey[];

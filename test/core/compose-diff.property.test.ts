@@ -76,19 +76,7 @@ describe("compose, canonical form and diff, for random texts and ops", () => {
 
   it("the sparse path gives the very ops of the walk for a long list and a short one, either way round", () => {
     // A long text with many changes composed with a few more: what the writer's kept compositions meet.
-    const longOps = (n: number) =>
-      fc.array(fc.record({ gap: fc.integer({ min: 1, max: 4 }), count: fc.nat({ max: 2 }), lines: fc.array(lineArb, { maxLength: 2 }) }), { minLength: 8, maxLength: 40 }).map((specs) => {
-        const ops: NormalizedOp[] = [];
-        let cursor = 0;
-        for (const spec of specs) {
-          const index = cursor + spec.gap;
-          if (index > n) break;
-          const count = Math.min(spec.count, n - index);
-          ops.push({ index, count, lines: spec.lines });
-          cursor = index + count;
-        }
-        return canonicalOps(ops);
-      });
+    const longOps = (n: number) => opsArb(n, { minGap: 1, maxGap: 4, maxCount: 2, maxLines: 2, minOps: 8, maxOps: 40 }).map(canonicalOps);
     const shortOps = (n: number) => fc.oneof(opsArb(n), opsArb(n).map((ops) => ops.slice(0, 2)));
     const arb = fc.array(lineArb, { minLength: 30, maxLength: 150 }).chain((text) =>
       fc.oneof(

@@ -23,18 +23,29 @@ export const lineArb = fc.constantFrom("a", "b", "c", "d", "");
 
 export const textArb = fc.array(lineArb, { maxLength: 12 });
 
-const opSpecArb = fc.record({
-  gap: fc.nat({ max: 3 }),
-  count: fc.nat({ max: 3 }),
-  lines: fc.array(lineArb, { maxLength: 3 }),
-});
+/** How {@link opsArb} shapes its lists: the defaults give short lists of every shape. */
+export interface OpsShape {
+  minGap?: number;
+  maxGap?: number;
+  maxCount?: number;
+  maxLines?: number;
+  minOps?: number;
+  maxOps?: number;
+}
 
 /**
  * A valid normalized op list against a text of `n` lines, with every shape the type allows:
- * inserts, deletes, replaces, no-ops, touching ops and several empty-range ops at one index.
+ * inserts, deletes, replaces, no-ops, touching ops and several empty-range ops at one index
+ * (a `minGap` of 1 keeps ops from touching).
  */
-export function opsArb(n: number): fc.Arbitrary<NormalizedOp[]> {
-  return fc.array(opSpecArb, { maxLength: 5 }).map((specs) => {
+export function opsArb(n: number, shape: OpsShape = {}): fc.Arbitrary<NormalizedOp[]> {
+  const { minGap = 0, maxGap = 3, maxCount = 3, maxLines = 3, minOps = 0, maxOps = 5 } = shape;
+  const opSpecArb = fc.record({
+    gap: fc.integer({ min: minGap, max: maxGap }),
+    count: fc.nat({ max: maxCount }),
+    lines: fc.array(lineArb, { maxLength: maxLines }),
+  });
+  return fc.array(opSpecArb, { minLength: minOps, maxLength: maxOps }).map((specs) => {
     const ops: NormalizedOp[] = [];
     let cursor = 0;
     for (const spec of specs) {

@@ -383,23 +383,16 @@ describe("PATCH /documents/{documentId}/content: 400 for a request the rules ref
     expectProblem(response, "invalid-request", contentUrl(id), "a line is not well-formed Unicode (a lone surrogate)");
   });
 
-  it("answers 400 for a clientId with a lone surrogate, and records nothing", async () => {
+  it.each([
+    ["clientId", '"\\ud800"'],
+    ["displayName", '"Ann \\udfff"'],
+  ] as const)("answers 400 for a %s with a lone surrogate, and records nothing", async (field, source) => {
     const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
-    const json = JSON.stringify(body([insert(0, "x")], { clientId: "LONE" })).replace('"LONE"', '"\\ud800"');
+    const json = JSON.stringify(body([insert(0, "x")], { [field]: "LONE" })).replace('"LONE"', source);
 
     const response = await t.app.inject({ method: "PATCH", url: contentUrl(id), headers: { "content-type": "application/json" }, payload: json });
 
-    expectProblem(response, "invalid-request", contentUrl(id), "clientId is not well-formed Unicode (a lone surrogate)");
-    expect((await readHistory(t.app, id)).map((entry) => entry.version)).toEqual([1]);
-  });
-
-  it("answers 400 for a displayName with a lone surrogate, and records nothing", async () => {
-    const id = (await createDocument(t.app, { title: "Notes", content: TEXT })).id;
-    const json = JSON.stringify(body([insert(0, "x")], { displayName: "LONE" })).replace('"LONE"', '"Ann \\udfff"');
-
-    const response = await t.app.inject({ method: "PATCH", url: contentUrl(id), headers: { "content-type": "application/json" }, payload: json });
-
-    expectProblem(response, "invalid-request", contentUrl(id), "displayName is not well-formed Unicode (a lone surrogate)");
+    expectProblem(response, "invalid-request", contentUrl(id), `${field} is not well-formed Unicode (a lone surrogate)`);
     expect((await readHistory(t.app, id)).map((entry) => entry.version)).toEqual([1]);
   });
 

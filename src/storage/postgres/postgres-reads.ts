@@ -1,5 +1,5 @@
 import type { QueryResult, QueryResultRow } from "pg";
-import type { DocumentReads, DocumentRecord, PatchReceipt, ReceiptKey, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import { receiptKeyString, type DocumentReads, type DocumentRecord, type PatchReceipt, type ReceiptKey, type Snapshot, type VersionRecord, type VersionSummary } from "../store.js";
 import {
   DOCUMENT_COLUMNS,
   RECEIPT_COLUMNS,
@@ -165,26 +165,23 @@ export class ReceiptsReadAhead {
   private readonly found = new Map<string, PatchReceipt>();
 
   constructor(keys: readonly ReceiptKey[], rows: readonly ReceiptRow[]) {
-    for (const key of keys) this.keys.add(keyOf(key));
+    for (const key of keys) this.keys.add(receiptKeyString(key));
     for (const row of rows) {
       const receipt = receiptFromRow(row);
-      this.found.set(keyOf(receipt), receipt);
+      this.found.set(receiptKeyString(receipt), receipt);
     }
   }
 
   /** Whether every one of `keys` was read ahead. */
   covers(keys: readonly ReceiptKey[]): boolean {
-    return keys.every((key) => this.keys.has(keyOf(key)));
+    return keys.every((key) => this.keys.has(receiptKeyString(key)));
   }
 
   /** The receipts among `keys` (all of them read ahead). */
   among(keys: readonly ReceiptKey[]): PatchReceipt[] {
     return keys.flatMap((key) => {
-      const receipt = this.found.get(keyOf(key));
+      const receipt = this.found.get(receiptKeyString(key));
       return receipt ? [{ ...receipt }] : [];
     });
   }
 }
-
-// The seq first: it has no U+0000, so the first one ends it and no two keys share a string.
-const keyOf = (key: ReceiptKey): string => `${key.seq}\u0000${key.clientId}`;
