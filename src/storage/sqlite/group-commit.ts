@@ -55,15 +55,22 @@ export class GroupCommit {
     const failures = new Map<Pending, unknown>();
     const applyOne = this.db.transaction((writes: (() => void)[]) => writes.forEach((write) => write()));
     try {
-      this.db.transaction(() => {
-        for (const item of batch) {
-          try {
-            applyOne(item.writes);
-          } catch (error) {
-            failures.set(item, error);
+      // A lone writer (the usual case: one hot document's batch) needs no savepoint: its failure
+      // rolls the whole transaction back. A savepoint makes SQLite copy every page the writes touch
+      // into its statement journal first (docs/architecture.md, "Group commit").
+      const [only] = batch;
+      if (batch.length === 1 && only) applyOne.immediate(only.writes);
+      else {
+        this.db.transaction(() => {
+          for (const item of batch) {
+            try {
+              applyOne(item.writes);
+            } catch (error) {
+              failures.set(item, error);
+            }
           }
-        }
-      }).immediate();
+        }).immediate();
+      }
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
