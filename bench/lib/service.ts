@@ -27,15 +27,15 @@ export interface ServiceBuild {
  * package.json beside it and node_modules linked, so `node dist/server.js` runs as in production.
  * Falls back to tsx when the sources do not compile right now.
  */
-export async function buildService(tmp: string): Promise<ServiceBuild> {
-  const app = join(tmp, "app");
+export async function buildService(tmp: string, from: { root: string; name: string } = { root: REPO_ROOT, name: "app" }): Promise<ServiceBuild> {
+  const app = join(tmp, from.name);
   mkdirSync(app, { recursive: true });
   const started = performance.now();
   const entry = join(app, "dist/server.js");
   let typeErrors: string | undefined;
   try {
-    await run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", join(REPO_ROOT, "tsconfig.build.json"), "--outDir", join(app, "dist")], {
-      cwd: REPO_ROOT,
+    await run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", join(from.root, "tsconfig.build.json"), "--outDir", join(app, "dist")], {
+      cwd: from.root,
       timeout: 180_000,
       maxBuffer: 16 * 1024 * 1024,
     });
@@ -56,7 +56,7 @@ export async function buildService(tmp: string): Promise<ServiceBuild> {
   }
   return {
     mode: "tsx",
-    entryArgs: ["--import", TSX_IMPORT, join(REPO_ROOT, "src/server.ts")],
+    entryArgs: ["--import", TSX_IMPORT, join(from.root, "src/server.ts")],
     note: `tsc emitted nothing, so the service ran from source through tsx: ${typeErrors ?? "unknown error"}`,
     buildMs,
   };
@@ -88,6 +88,8 @@ export interface StartServiceOptions {
   profileDir?: string;
   readiness?: "log" | "port";
   timeoutMs?: number;
+  /** Node.js flags instead of those of `npm start` (bench/ab.ts compares flags). */
+  nodeFlags?: string[];
 }
 
 /**
@@ -131,7 +133,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     ...options.env,
   };
   // The service runs with the flags `npm start` gives it (package.json).
-  const nodeArgs = [...(options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : []), ...SERVICE_NODE_FLAGS, ...options.build.entryArgs];
+  const nodeArgs = [...(options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : []), ...(options.nodeFlags ?? SERVICE_NODE_FLAGS), ...options.build.entryArgs];
   let server: ServerHandle;
   try {
     server = await spawnServer({
