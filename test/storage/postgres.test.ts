@@ -2,6 +2,7 @@ import { until } from "../support/wait-until.js";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { COMPACTION_LOCK_CLASS, PostgresStore } from "../../src/storage/postgres/postgres-store.js";
+import { receiptsLiteralRead } from "../../src/storage/postgres/postgres-reads.js";
 import type { CommitNotice, DocumentRecord, DocumentTransaction, Store, VersionRecord } from "../../src/storage/store.js";
 import {
   POSTGRES_TEST_URL,
@@ -277,6 +278,41 @@ describePostgres("PostgresStore", () => {
         /invalid schema name/,
       );
       await expect(PostgresStore.open(POSTGRES_TEST_URL, { schema: "Upper" })).rejects.toThrow(/invalid schema name/);
+    });
+  });
+
+  describe("receipt reads", () => {
+    let cleanup: (() => Promise<void>) | undefined;
+    afterEach(async () => {
+      await cleanup?.();
+      cleanup = undefined;
+    });
+
+    it("looks a batch's receipts up by key even when the table's statistics know nothing of a hot document's thousands", async () => {
+      const fixture = await openTestStore();
+      cleanup = fixture.cleanup;
+      const id = randomUUID();
+      const keys = Array.from({ length: 30 }, (_, i) => ({ clientId: `author-${i}`, seq: 150 + (i % 3) * 100 }));
+      const plan = await withAdminClient(async (client) => {
+        await client.query(`SET search_path = ${fixture.schema}`);
+        // No ANALYZE, no autovacuum: the planner's view of a table that grew since it last looked.
+        await client.query("ALTER TABLE patch_receipts SET (autovacuum_enabled = false)");
+        await client.query(
+          `INSERT INTO patch_receipts (document_id, client_id, seq, request_hash, version, ops_since_base, created_at)
+           SELECT $1, convert_to('author-' || c, 'UTF8'), s, 'h', s, '[]', 0 FROM generate_series(0, 49) c, generate_series(1, 200) s`,
+          [id],
+        );
+        const sql = receiptsLiteralRead(id, keys);
+        expect(sql).toBeDefined();
+        const found = await client.query<{ seq: string }>(sql!);
+        // Seqs 150 exist for every author, 250 and 350 for none.
+        expect(found.rows.map((row) => Number(row.seq)).sort()).toEqual(Array.from({ length: 10 }, () => 150));
+        const explained = await client.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${sql!}`);
+        return JSON.stringify(explained.rows[0]!["QUERY PLAN"]);
+      });
+      const scans = [...plan.matchAll(/"Node Type":"([^"]*Scan)","[^}]*?"Relation Name":"patch_receipts"/g)].map((match) => match[1]);
+      expect(scans).toEqual(["Index Scan"]);
+      expect(plan).toContain('"Index Name":"patch_receipts_pkey"');
     });
   });
 
