@@ -350,6 +350,30 @@ describePostgres("PostgresStore", () => {
       expect((await fixture.store.reads(id).document())?.title).toBe("\u0000😀");
     });
 
+    it("writes quotes, backslashes and dollar quotes in every value of a flush sent with the COMMIT exactly as given", async () => {
+      const fixture = await openTestStore();
+      cleanup = fixture.cleanup;
+      const id = randomUUID();
+      const hostile = `it's \\ \\' '' $guard$ $$ E'\\x00' '); DROP TABLE versions; --`;
+      const receipt = { documentId: id, clientId: hostile, seq: 1, requestHash: hostile, version: 2, opsSinceBase: [{ index: 0, count: 1, lines: [hostile] }], createdAt: T0 };
+      await appendNext(fixture.store, id);
+      await fixture.store.write(
+        id,
+        stageOnly((tx) => {
+          tx.putDocument({ ...head(id, 2), title: hostile, checksum: hostile });
+          tx.appendVersion(version(id, 2, { title: hostile, checksum: hostile, clientId: hostile, displayName: hostile, ops: [{ index: 0, count: 1, lines: [hostile, "\\"] }] }));
+          tx.putReceipt(receipt);
+        }),
+      );
+      const reads = fixture.store.reads(id);
+      expect(await reads.document()).toEqual({ ...head(id, 2), title: hostile, checksum: hostile });
+      expect(await reads.version(2)).toEqual(
+        version(id, 2, { title: hostile, checksum: hostile, clientId: hostile, displayName: hostile, ops: [{ index: 0, count: 1, lines: [hostile, "\\"] }] }),
+      );
+      expect(await reads.receipt(hostile, 1)).toEqual(receipt);
+      expect((await reads.versions(0, 10)).map((v) => v.version)).toEqual([1, 2]);
+    });
+
     it("round-trips a large text and version numbers beyond 32 bits", async () => {
       const fixture = await openTestStore();
       cleanup = fixture.cleanup;

@@ -121,8 +121,14 @@ export function receiptParams(receipt: PatchReceipt): unknown[] {
   ];
 }
 
+/** How a statement's builder writes a value: as a `$n` parameter or as a literal. */
+export interface SqlValues {
+  add(value: unknown): string;
+  rows(rows: readonly (readonly unknown[])[]): string;
+}
+
 /** The parameters of one statement, each numbered `$n` as it is added. */
-export class StatementParams {
+export class StatementParams implements SqlValues {
   readonly values: unknown[] = [];
 
   /** A placeholder for `value`. */
@@ -135,4 +141,38 @@ export class StatementParams {
   rows(rows: readonly (readonly unknown[])[]): string {
     return rows.map((row) => `(${row.map((value) => this.add(value)).join(", ")})`).join(", ");
   }
+}
+
+/** A value that {@link LiteralValues} cannot write as a literal; the caller sends it as a parameter instead. */
+export class NoLiteralError extends Error {}
+
+/**
+ * Every value written into the SQL as a literal, for a simple query (which takes no parameters):
+ * NULL, booleans, safe integers, strings through pg's own quoting (`E'…'` with quotes and
+ * backslashes doubled, whatever standard_conforming_strings says) unless they hold U+0000 (which
+ * would end the query string), and bytes as `decode('<hex>', 'hex')`. Anything else throws
+ * {@link NoLiteralError}.
+ */
+export class LiteralValues implements SqlValues {
+  /** Characters written so far. */
+  length = 0;
+
+  add(value: unknown): string {
+    const literal = sqlLiteral(value);
+    this.length += literal.length;
+    return literal;
+  }
+
+  rows(rows: readonly (readonly unknown[])[]): string {
+    return rows.map((row) => `(${row.map((value) => this.add(value)).join(", ")})`).join(", ");
+  }
+}
+
+function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  if (typeof value === "string" && !value.includes("\0")) return pg.escapeLiteral(value);
+  if (Buffer.isBuffer(value)) return `decode('${value.toString("hex")}', 'hex')`;
+  throw new NoLiteralError(`no SQL literal for this ${typeof value}`);
 }

@@ -3,20 +3,25 @@ import type { StagedWrites } from "../staged-writes.js";
 import { COMMIT_CHANNEL } from "./commit-notifier.js";
 import {
   DOCUMENT_COLUMNS,
+  LiteralValues,
+  NoLiteralError,
   RECEIPT_COLUMNS,
   VERSION_COLUMNS,
   StatementParams,
+  type SqlValues,
   documentParams,
   encodeText,
   receiptParams,
   versionParams,
 } from "./postgres-rows.js";
-import type { Queryable } from "./postgres-reads.js";
+import { isUuid, type Queryable } from "./postgres-reads.js";
 
 // Rows per INSERT and bind parameters per statement, well below PostgreSQL's 65,535 (a version
 // row takes 11, a receipt 9).
 const ROWS_PER_INSERT = 1000;
 const PARAMS_PER_STATEMENT = 30_000;
+/** The longest flush sent with the COMMIT as literal SQL (characters); a longer one goes on its own. */
+const LITERAL_FLUSH_CHARACTERS = 1024 * 1024;
 
 /** One data-modifying statement of the flush, written as the body of a WITH item. */
 interface WritePart {
@@ -24,7 +29,7 @@ interface WritePart {
   size: number;
   /** Whether it returns a row per row it changed, to be counted (a milestone mark). */
   counted: boolean;
-  sql: (params: StatementParams) => string;
+  sql: (params: SqlValues) => string;
 }
 
 /**
@@ -37,7 +42,7 @@ interface WritePart {
  */
 export async function inTransaction<T>(
   pool: pg.Pool,
-  body: (client: pg.PoolClient, opened: readonly pg.QueryResult[]) => Promise<T>,
+  body: (client: pg.PoolClient, opened: readonly pg.QueryResult[], commitWith: (closing: string) => void) => Promise<T>,
   opening?: string,
 ): Promise<T> {
   const client = await pool.connect();
@@ -47,8 +52,13 @@ export async function inTransaction<T>(
     if (opening === undefined) await client.query("BEGIN");
     // A simple query of several statements answers with one result per statement.
     else opened = (await client.query(`BEGIN; ${opening}`)) as unknown as pg.QueryResult[];
-    const result = await body(client, opened.slice(1));
-    await client.query("COMMIT");
+    // `closing`, literal SQL like `opening`, goes with the COMMIT in one simple query: PostgreSQL
+    // stops at its first error, so the COMMIT then never runs and the ROLLBACK below ends the transaction.
+    let closing: string | undefined;
+    const result = await body(client, opened.slice(1), (sql) => {
+      closing = sql;
+    });
+    await client.query(closing === undefined ? "COMMIT" : `${closing}; COMMIT`);
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch((rollbackError: Error) => {
@@ -95,6 +105,46 @@ export async function flushStaged(client: Queryable, staged: StagedWrites, annou
   }
   staged.checkMarked(marked);
   return headVersion;
+}
+
+/**
+ * The flush of `staged` as literal SQL to send with the COMMIT (inTransaction's `commitWith`),
+ * which saves the round trip of a flush on its own, or `undefined` when it must go on its own
+ * ({@link flushStaged}): milestone marks (their count is checked before the commit), more rows than
+ * one statement takes, a value with no literal, or over {@link LITERAL_FLUSH_CHARACTERS}.
+ *
+ * The check that the first version follows the stored head runs first, as a DO block that raises
+ * the same refusal as StagedWrites.checkFollows; every value in it is a checked UUID or a safe integer.
+ */
+export function flushAtCommit(staged: StagedWrites, announce: (headVersion: number) => string): string | undefined {
+  staged.finish();
+  if (staged.empty || staged.marks.size > 0) return undefined;
+  const statements = packStatements(parts(staged));
+  const only = statements[0];
+  if (statements.length !== 1 || !only || !isUuid(staged.documentId)) return undefined;
+  const values = new LiteralValues();
+  let statement: string;
+  try {
+    const items = only.map((part, item) => `w${item} AS (${part.sql(values)})`);
+    const headVersion = staged.headVersion;
+    const notice = headVersion === undefined ? "" : `, pg_notify(${values.add(COMMIT_CHANNEL)}, ${values.add(announce(headVersion))}) AS notified`;
+    statement = `WITH ${items.join(", ")} SELECT 0 AS marked${notice}`;
+  } catch (error) {
+    if (error instanceof NoLiteralError) return undefined;
+    throw error;
+  }
+  if (values.length > LITERAL_FLUSH_CHARACTERS) return undefined;
+  const first = staged.versions[0];
+  if (!first) return statement;
+  if (!Number.isSafeInteger(first.version)) return undefined;
+  const id = staged.documentId;
+  const guard = `DO $guard$ DECLARE stored bigint; BEGIN
+    SELECT coalesce(max(version), 0) INTO stored FROM versions WHERE document_id = '${id}';
+    IF stored <> ${first.version - 1} THEN
+      RAISE EXCEPTION 'appendVersion(%) on document %: the next version is %', ${first.version}, '${id}', stored + 1;
+    END IF;
+  END $guard$`;
+  return `${guard}; ${statement}`;
 }
 
 function parts(staged: StagedWrites): WritePart[] {
