@@ -113,7 +113,8 @@ try {
     log(
       `${side.key}, whole run: ${patches} patches; GC ${((delta("nodejs_gc_duration_seconds_sum") * 1e6) / patches).toFixed(1)} µs/patch ` +
         `(${["minor", "major", "incremental", "weakcb"].map((kind) => `${kind} ${((delta(`gc:${kind}`) * 1e6) / patches).toFixed(1)}`).join(", ")}); ` +
-        `${(patches / delta("folio_commit_batch_size_count")).toFixed(1)} patches per commit`,
+        `${(patches / delta("folio_commit_batch_size_count")).toFixed(1)} patches per commit, ` +
+        `${((delta("folio_commit_duration_seconds_sum") * 1000) / delta("folio_commit_duration_seconds_count")).toFixed(2)} ms per batch write`,
     );
   }
   const a = bySide("A");
