@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { COMPACTION_LOCK_CLASS, PostgresStore } from "../../src/storage/postgres/postgres-store.js";
 import { receiptsLiteralRead } from "../../src/storage/postgres/postgres-reads.js";
-import type { CommitNotice, DocumentRecord, DocumentTransaction, Store, VersionRecord } from "../../src/storage/store.js";
+import { StorageUnavailableError, type CommitNotice, type DocumentRecord, type DocumentTransaction, type Store, type VersionRecord } from "../../src/storage/store.js";
 import {
   POSTGRES_TEST_URL,
   describePostgres,
@@ -278,6 +278,41 @@ describePostgres("PostgresStore", () => {
         /invalid schema name/,
       );
       await expect(PostgresStore.open(POSTGRES_TEST_URL, { schema: "Upper" })).rejects.toThrow(/invalid schema name/);
+    });
+  });
+
+  describe("a connection lost during a write", () => {
+    let cleanup: (() => Promise<void>) | undefined;
+    afterEach(async () => {
+      await cleanup?.();
+      cleanup = undefined;
+    });
+
+    it("refuses the write as unavailable, commits nothing, keeps the process up and serves the next write on a new connection", async () => {
+      const fixture = await openTestStore({ poolSize: 1 });
+      cleanup = fixture.cleanup;
+      const id = randomUUID();
+      await appendNext(fixture.store, id);
+      // The server ends the connection in the middle of the write's last query.
+      await withAdminClient(async (client) => {
+        await client.query(`SET search_path = ${fixture.schema}`);
+        await client.query(`CREATE FUNCTION end_connection() RETURNS trigger AS $f$ BEGIN
+            IF NEW.title = convert_to('end the connection', 'UTF8') THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+            RETURN NEW;
+          END $f$ LANGUAGE plpgsql`);
+        await client.query("CREATE TRIGGER end_connection BEFORE INSERT ON versions FOR EACH ROW EXECUTE FUNCTION end_connection()");
+      });
+      const refused = fixture.store.write(
+        id,
+        stageOnly((tx) => {
+          tx.putDocument(head(id, 2));
+          tx.appendVersion(version(id, 2, { title: "end the connection" }));
+        }),
+      );
+      await expect(refused).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect((await fixture.store.reads(id).document())?.version).toBe(1);
+      expect(await appendNext(fixture.store, id)).toBe(2);
+      expect((await fixture.store.reads(id).versions(0, 10)).map((v) => v.version)).toEqual([1, 2]);
     });
   });
 

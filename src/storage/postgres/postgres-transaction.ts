@@ -47,6 +47,14 @@ export async function inTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The pool listens for a client's errors only while it is idle: a connection lost during the
+  // transaction (the server restarted, the backend was terminated) would otherwise be an unhandled
+  // 'error' event, which ends the process. The query under way fails with it too, and the client is
+  // then discarded below.
+  const lost = (error: Error) => {
+    broken ??= error;
+  };
+  client.on("error", lost);
   try {
     let opened: pg.QueryResult[] = [];
     if (opening === undefined) await client.query("BEGIN");
@@ -66,7 +74,8 @@ export async function inTransaction<T>(
     });
     throw error;
   } finally {
-    // A client whose ROLLBACK failed is in an unknown state: the pool discards it.
+    client.off("error", lost);
+    // A client whose connection was lost or whose ROLLBACK failed is in an unknown state: the pool discards it.
     client.release(broken);
   }
 }
