@@ -11,8 +11,8 @@ interface Pending {
  * Commits the staged writes of every writer that finished in the same turn of the event loop in
  * one SQLite transaction, and settles them once it is durable: one flush of the WAL for many
  * acknowledgements, run off the event loop by {@link WalSync} (none for an in-memory database).
- * Each writer's writes run in a savepoint of their own, so one failing writer does not take the
- * others down.
+ * When several writers share the transaction, each one's writes run in a savepoint of their own, so
+ * one failing writer does not take the others down; a lone writer runs without one.
  */
 export class GroupCommit {
   private pending: Pending[] = [];
