@@ -1,6 +1,6 @@
 /**
  * Baseline server: bare Fastify, no plugins, no logging.
- * GET /json answers a small JSON; GET /hold holds the request until POST /release answers every
+ * GET /json answers a small JSON; POST /echo answers a content patch with a hot-document answer; GET /hold holds the request until POST /release answers every
  * held one with a body the size of a change-feed answer.
  */
 import Fastify, { type FastifyReply } from "fastify";
@@ -15,6 +15,16 @@ const answer = {
 };
 
 app.get("/json", async () => ({ ok: true, name: "bare-fastify", version: 1 }));
+
+// POST /echo: a content patch's body in, an answer the size of a hot-document patch's answer out
+// (49 replaced lines, as with 50 clients on one document), nothing checked or stored: what Fastify
+// and JSON alone cost for a patch's request and answer.
+const echoOps = Array.from({ length: 49 }, (_, index) => ({ op: "replace", index, count: 1, lines: [`client ${index} seq 1000`] }));
+app.post<{ Body: { seq?: number } }>("/echo", async (request) => ({
+  version: Number(request.body.seq ?? 0),
+  opsSinceBase: echoOps,
+  checksum: `sha256:${"0".repeat(64)}`,
+}));
 
 app.get("/hold", (request, reply) => {
   held.add(reply);

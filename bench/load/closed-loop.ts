@@ -9,6 +9,7 @@
  *    is counted and followed by a GET that re-syncs the copy.
  *  - `json`: GET /json on the bare Fastify baseline.
  *  - `write`: POST /write on the bare SQLite baseline (one durable transaction per request).
+ *  - `echo`: POST /echo on the bare Fastify baseline: a patch's body in, a hot-document answer out.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Pool } from "undici";
@@ -21,7 +22,7 @@ export interface Phase {
   /** Phases with the same key share their documents and the clients' copies of them. */
   key: string;
   origin: string;
-  mode: "patch" | "json" | "write";
+  mode: "patch" | "json" | "write" | "echo";
   documents?: number;
 }
 
@@ -138,9 +139,10 @@ runChild<Config, ClosedLoopResult[]>(async (config) => {
         let status: number;
         if (phase.mode === "json") {
           status = (await requestJson(pool, "GET", "/json")).status;
-        } else if (phase.mode === "write") {
+        } else if (phase.mode === "write" || phase.mode === "echo") {
           const op = replaceLine(index, `client ${index} seq ${seq}`);
-          status = (await requestJson(pool, "POST", "/write", { baseVersion: seq, checksum: `sha256:${"0".repeat(64)}`, clientId, seq, ops: op.wire })).status;
+          const path = phase.mode === "write" ? "/write" : "/echo";
+          status = (await requestJson(pool, "POST", path, { baseVersion: seq, checksum: `sha256:${"0".repeat(64)}`, clientId, seq, ops: op.wire })).status;
         } else {
           const ids = workspace.documentIds;
           const doc = ids.length === 1 ? 0 : Math.floor(Math.random() * ids.length);

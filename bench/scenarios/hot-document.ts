@@ -45,11 +45,12 @@ async function measure(context: BenchContext, id: string, title: string, documen
       phases.push({ key: "write", server: bareSqlite, mode: "write" });
       phases.push({ key: "service", server: service, mode: "patch", documents });
       if (bareJson) phases.push({ key: "json", server: bareJson, mode: "json" });
+      if (bareJson) phases.push({ key: "echo", server: bareJson, mode: "echo" });
       if (sqliteService) phases.push({ key: "sqliteService", server: sqliteService, mode: "patch", documents });
     }
     context.log(`${phases.length} phases of ${timing.warmupMs} + ${timing.measureMs} ms in one load-generator process`);
     const measured = await runClosedLoop(context, phases, { clients: CLIENTS, warmupMs: timing.warmupMs, measureMs: timing.measureMs });
-    const runs: Record<string, ClosedLoopRun[]> = { service: [], sqliteService: [], write: [], json: [] };
+    const runs: Record<string, ClosedLoopRun[]> = { service: [], sqliteService: [], write: [], json: [], echo: [] };
     for (const phase of measured) runs[phase.key]!.push(phase);
 
     const label = context.backend === "postgres" ? "service (PostgreSQL)" : "service (SQLite)";
@@ -70,6 +71,7 @@ async function measure(context: BenchContext, id: string, title: string, documen
     add("service (SQLite), same run", runs.sqliteService!, "accepted patch");
     add("bare SQLite-write route (WAL, synchronous=FULL)", runs.write!, "request");
     add("bare JSON route", runs.json!, "request");
+    add("bare JSON POST route (a patch's body in, a hot-document answer out, nothing stored)", runs.echo!, "request");
 
     const serviceRate = median(runs.service!.map((r) => r.ratePerSecond));
     const writeRate = median(runs.write!.map((r) => r.ratePerSecond));
@@ -79,7 +81,7 @@ async function measure(context: BenchContext, id: string, title: string, documen
       documents === 1
         ? "Service: every client owns one line of one shared document (50 lines) and replaces it; its base is the version of its own last 200, so the service rebases over the patches of the others; the client applies `opsSinceBase` and its own rebased op to its copy, and checksums that copy for the next patch."
         : `Service: ${documents} documents of 50 lines; every patch goes to a random document; each client keeps its own copy of every document it touched (base = its last 200 on that document).`,
-      "Bare SQLite-write route: POST of the same body size, one `INSERT` transaction per request, WAL with synchronous=FULL. Bare JSON route: GET of a small JSON.",
+      "Bare SQLite-write route: POST of the same body size, one `INSERT` transaction per request, WAL with synchronous=FULL. Bare JSON route: GET of a small JSON. Bare JSON POST route: the same body, answered with a JSON the size of a hot-document patch's answer (49 replaced lines), nothing checked or stored: the floor that Fastify and JSON set for a patch's request and answer.",
       "Counted: 200 answers completed inside the window; latency is from sending to the full answer.",
       "Server CPU per accepted patch (per request for the baselines): the server process's CPU time (run time of all its threads, /proc/<pid>/task/*/schedstat, sampled every 100 ms and interpolated at the window's edges) inside the window, divided by the 200s completed inside it. \"Main thread waited for its CPU\": the run-queue time of the server's main thread as a share of the window: how much other processes (or its own helper threads) on its CPU held the event loop back.",
     );
