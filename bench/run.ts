@@ -8,7 +8,7 @@
  * scenario to those N; BENCH_DEBUG=<path prefix> makes it log phase times and write per-patch logs.
  * BENCH_KEEP_PROFILES=<dir> keeps the services' .cpuprofile files there.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -82,6 +82,15 @@ process.on("exit", removeTmp);
 
 const log = (message: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
 
+/** The kernel's dirty page cache, in KiB (/proc/meminfo "Dirty"); NaN where it cannot be read. */
+function dirtyKib(): number {
+  try {
+    return Number(/^Dirty:\s+(\d+) kB/m.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** The commit the service was built from, and how many files of src/ differed from it. */
 function describeSource(): string {
   try {
@@ -115,7 +124,13 @@ async function main(): Promise<void> {
   }
   const build = await building;
   await Promise.all(preparing);
-  log("data generated");
+  // The generated data (over a GB for the restart scenario) may sit in the OS's cache as dirty pages:
+  // it is written out here, so that its writeback never overlaps a measurement (in the runs of
+  // 2026-11-24 there was none left by then).
+  const dirtyBefore = dirtyKib();
+  const syncStarted = performance.now();
+  execFileSync("sync", { timeout: 300_000 });
+  log(`data generated; ${Math.round(dirtyBefore / 1024)} MiB of dirty pages written back in ${((performance.now() - syncStarted) / 1000).toFixed(1)} s before measuring`);
   // From here on this process is load-side work (IPC, /proc sampling): off the servers' CPU.
   pinSelf();
   log(describePinning());
@@ -138,6 +153,8 @@ async function main(): Promise<void> {
   for (const scenario of SCENARIOS.filter((s) => selected.includes(s.id))) {
     const budget = (quick ? scenario.budgetS.quick : scenario.budgetS.full) * 1000;
     const context = contextFor(budget, scenario.id);
+    // What the previous scenario wrote is written back before this one measures, too.
+    execFileSync("sync", { timeout: 300_000 });
     log(`${scenario.id}: start (budget ${budget / 1000} s)`);
     try {
       const result = { ...(await scenario.run(context)), source };
