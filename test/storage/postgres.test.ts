@@ -35,6 +35,20 @@ function version(id: string, n: number, extra: Partial<VersionRecord> = {}): Ver
   };
 }
 
+/** Opens a store on a fresh schema for each test of the enclosing describe; closed and dropped after it. */
+function storePerTest(): (options?: Parameters<typeof openTestStore>[0]) => ReturnType<typeof openTestStore> {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+  return async (options) => {
+    const fixture = await openTestStore(options);
+    cleanup = fixture.cleanup;
+    return fixture;
+  };
+}
+
 /** Appends the next version after whatever head the write finds. */
 function appendNext(store: Store, id: string, extra: (n: number) => Partial<VersionRecord> = () => ({})): Promise<number> {
   return store.write(id, async (tx) => {
@@ -282,15 +296,10 @@ describePostgres("PostgresStore", () => {
   });
 
   describe("a connection lost during a write", () => {
-    let cleanup: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await cleanup?.();
-      cleanup = undefined;
-    });
+    const openStore = storePerTest();
 
     it("refuses the write as unavailable, commits nothing, keeps the process up and serves the next write on a new connection", async () => {
-      const fixture = await openTestStore({ poolSize: 1 });
-      cleanup = fixture.cleanup;
+      const fixture = await openStore({ poolSize: 1 });
       const id = randomUUID();
       await appendNext(fixture.store, id);
       // The server ends the connection in the middle of the write's last query.
@@ -317,15 +326,10 @@ describePostgres("PostgresStore", () => {
   });
 
   describe("receipt reads", () => {
-    let cleanup: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await cleanup?.();
-      cleanup = undefined;
-    });
+    const openStore = storePerTest();
 
     it("looks a batch's receipts up by key even when the table's statistics know nothing of a hot document's thousands", async () => {
-      const fixture = await openTestStore();
-      cleanup = fixture.cleanup;
+      const fixture = await openStore();
       const id = randomUUID();
       const keys = Array.from({ length: 30 }, (_, i) => ({ clientId: `author-${i}`, seq: 150 + (i % 3) * 100 }));
       const plan = await withAdminClient(async (client) => {
@@ -352,15 +356,10 @@ describePostgres("PostgresStore", () => {
   });
 
   describe("encoding", () => {
-    let cleanup: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await cleanup?.();
-      cleanup = undefined;
-    });
+    const openStore = storePerTest();
 
     it("stores texts as their UTF-8 bytes and ops as JSON text, U+0000 and astral characters included", async () => {
-      const fixture = await openTestStore();
-      cleanup = fixture.cleanup;
+      const fixture = await openStore();
       const id = randomUUID();
       const text = "\u0000start\n😀 \u{10FFFF}\u0000\nend\u0000";
       await fixture.store.write(
@@ -386,8 +385,7 @@ describePostgres("PostgresStore", () => {
     });
 
     it("writes quotes, backslashes and dollar quotes in every value of a flush sent with the COMMIT exactly as given", async () => {
-      const fixture = await openTestStore();
-      cleanup = fixture.cleanup;
+      const fixture = await openStore();
       const id = randomUUID();
       const hostile = `it's \\ \\' '' $guard$ $$ E'\\x00' '); DROP TABLE versions; --`;
       const receipt = { documentId: id, clientId: hostile, seq: 1, requestHash: hostile, version: 2, opsSinceBase: [{ index: 0, count: 1, lines: [hostile] }], createdAt: T0 };
@@ -410,8 +408,7 @@ describePostgres("PostgresStore", () => {
     });
 
     it("round-trips a large text and version numbers beyond 32 bits", async () => {
-      const fixture = await openTestStore();
-      cleanup = fixture.cleanup;
+      const fixture = await openStore();
       const id = randomUUID();
       const big = 2 ** 40;
       const text = "line \u0000 😀\n".repeat(100_000);

@@ -122,24 +122,23 @@ export function receiptParams(receipt: PatchReceipt): unknown[] {
 }
 
 /** How a statement's builder writes a value: as a `$n` parameter or as a literal. */
-export interface SqlValues {
-  add(value: unknown): string;
-  rows(rows: readonly (readonly unknown[])[]): string;
+export abstract class SqlValues {
+  abstract add(value: unknown): string;
+
+  /** `(a, b, …), (c, …)` for a multi-row VALUES list or a row-value IN list. */
+  rows(rows: readonly (readonly unknown[])[]): string {
+    return rows.map((row) => `(${row.map((value) => this.add(value)).join(", ")})`).join(", ");
+  }
 }
 
 /** The parameters of one statement, each numbered `$n` as it is added. */
-export class StatementParams implements SqlValues {
+export class StatementParams extends SqlValues {
   readonly values: unknown[] = [];
 
   /** A placeholder for `value`. */
   add(value: unknown): string {
     this.values.push(value);
     return `$${this.values.length}`;
-  }
-
-  /** `($i, $j, …), ($k, …)` for a multi-row VALUES list or a row-value IN list. */
-  rows(rows: readonly (readonly unknown[])[]): string {
-    return rows.map((row) => `(${row.map((value) => this.add(value)).join(", ")})`).join(", ");
   }
 }
 
@@ -153,7 +152,7 @@ export class NoLiteralError extends Error {}
  * would end the query string), and bytes as `decode('<hex>', 'hex')`. Anything else throws
  * {@link NoLiteralError}.
  */
-export class LiteralValues implements SqlValues {
+export class LiteralValues extends SqlValues {
   /** Characters written so far. */
   length = 0;
 
@@ -161,10 +160,6 @@ export class LiteralValues implements SqlValues {
     const literal = sqlLiteral(value);
     this.length += literal.length;
     return literal;
-  }
-
-  rows(rows: readonly (readonly unknown[])[]): string {
-    return rows.map((row) => `(${row.map((value) => this.add(value)).join(", ")})`).join(", ");
   }
 }
 
