@@ -100,6 +100,21 @@ module.exports = {
       to: { path: ["^src/http", "^src/storage/(sqlite|postgres)", "^src/server", "^node_modules/(fastify|better-sqlite3|pg|undici)"] },
     },
     {
+      name: "demo-stands-alone",
+      comment:
+        "src/demo (the fake Taiga behind `npm run demo-tracker` and the tests) is Taiga, not Folio: Node's own modules only, so that it never agrees with the tracker client by sharing its code",
+      severity: "error",
+      from: { path: "^src/demo" },
+      to: { pathNot: "^src/demo", dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "nothing-reaches-the-demo",
+      comment: "the service never runs the fake tracker; the production image leaves dist/demo out",
+      severity: "error",
+      from: { path: "^src", pathNot: "^src/demo" },
+      to: { path: "^src/demo" },
+    },
+    {
       name: "only-the-entry-and-tests-reach-the-entry",
       severity: "error",
       from: { path: "^src", pathNot: "^src/server" },

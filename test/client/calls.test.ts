@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FolioError, createClient, type ContentPatchRequest } from "../../src/client/index.js";
 import { checksum } from "../support/http-expect.js";
 import { serveTestApp, type ServedApp } from "../support/client-harness.js";
-import { FakeTaiga } from "../support/fake-taiga.js";
+import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { seedWorld } from "../support/tracker-harness.js";
 
 // The typed calls of createClient against the real service on loopback: each endpoint once, its

@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeTaiga } from "../support/fake-taiga.js";
+import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { hostileRequest, Random, sweepRequests, type Targets } from "../support/hostile-requests.js";
 import { sendRaw, type RawRequest, type RawResponse } from "../support/raw-http.js";
 import { buildTestApp, TEST_STORE_KIND, type TestApp } from "../support/test-app.js";

@@ -1,6 +1,6 @@
 import { createDocument } from "../support/http-expect.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeTaiga } from "../support/fake-taiga.js";
+import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { checksumOf, patchContent, replace } from "../support/content-patch.js";
 

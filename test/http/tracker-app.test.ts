@@ -2,7 +2,7 @@ import { expectTrackerProblem } from "../support/tracker-harness.js";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { REDACTED_PATHS } from "../../src/http/app.js";
-import { FakeTaiga } from "../support/fake-taiga.js";
+import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 
 interface OpenApiOperation {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeTaiga } from "../support/fake-taiga.js";
+import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 
 /** The fake Taiga itself behaves as docs/taiga.md describes, so the proxy tests mean something. */
 describe("the fake Taiga", () => {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ticketBody } from "../../src/demo/fake-taiga-bodies.js";
 import { JSON_TYPE, PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness, type TrackerWorld, expectTrackerProblem } from "../support/tracker-harness.js";
 
 describe("tracker reads", () => {
@@ -108,7 +109,7 @@ describe("tracker reads", () => {
       const response = await get(`/api/v1/tracker/userstories/${story.ref}`, { slug: "alice-folio" });
 
       expect(response.json()).toMatchObject({ status: "Done", statusClosed: true });
-      expect(fake.ticketBody(story, false).is_closed).toBe(false);
+      expect(ticketBody(fake, story, false).is_closed).toBe(false);
     });
 
     it("passes on Taiga's 404 when the ref belongs to a task, not a story", async () => {

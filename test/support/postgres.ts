@@ -2,11 +2,10 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe, it } from "vitest";
 import { PostgresStore, type PostgresStoreOptions } from "../../src/storage/postgres/postgres-store.js";
+import { CI_IS_SET } from "./ci.js";
 
 /** The test server: `FOLIO_TEST_PG_URL`, else the local trust-auth cluster. */
 export const POSTGRES_TEST_URL = process.env.FOLIO_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-const ciIsSet = !["", "0", "false"].includes((process.env.CI ?? "").toLowerCase());
 
 function redacted(url: string): string {
   try {
@@ -35,8 +34,7 @@ async function probe(): Promise<string | undefined> {
 
 const unreachable = await probe();
 
-/** Whether the `CI` variable is set: then a suite that needs PostgreSQL fails instead of skipping. */
-export const CI_IS_SET = ciIsSet;
+export { CI_IS_SET };
 
 /** Why the test PostgreSQL cannot be used (probed once per test file), or `undefined` when it answers. */
 export function postgresUnreachable(): string | undefined {
@@ -53,7 +51,7 @@ export function describePostgres(name: string, body: () => void): void {
     describe(name, body);
     return;
   }
-  if (ciIsSet) {
+  if (CI_IS_SET) {
     describe(name, () => {
       it("needs a reachable PostgreSQL because CI is set", () => {
         throw new Error(`${message}. CI is set, so the PostgreSQL suites must run: start it or set FOLIO_TEST_PG_URL.`);

@@ -5,7 +5,7 @@ import { renderError } from "../../src/http/problem-details.js";
 import { trackerRoutes } from "../../src/http/routes/tracker.js";
 import { compileValidator } from "../../src/http/validator.js";
 import { TaigaClient } from "../../src/tracker/taiga-client.js";
-import { FakeTaiga, type FakeProject, type FakeStatus, type FakeTicket, type FakeUser } from "./fake-taiga.js";
+import { FakeTaiga, type FakeProject, type FakeStatus, type FakeTicket, type FakeUser } from "../../src/demo/fake-taiga.js";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 export const PROBLEM_TYPE = "application/problem+json; charset=utf-8";
