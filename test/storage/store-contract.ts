@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DocumentRecord, DocumentTransaction, Store, VersionRecord } from "../../src/storage/store.js";
+import { runReadLinkContract } from "./read-links-contract.js";
 
 export interface StoreFixture {
   store: Store;
@@ -44,6 +45,7 @@ async function appendVersions(store: Store, id: string, from: number, to: number
  * `setup` gives a fresh, empty store for each test.
  */
 export function runStoreContract(name: string, setup: () => Promise<StoreFixture>): void {
+  runReadLinkContract(name, setup);
   describe(`store contract: ${name}`, () => {
     let fixture: StoreFixture;
     let store: Store;
