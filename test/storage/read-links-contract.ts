@@ -1,41 +1,42 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/storage/store.js";
-import type { StoreFixture } from "./store-contract.js";
 
 const DOC = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
 const OTHER = "8c1d2e3f-4a5b-4c6d-8e7f-901234567890";
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 
+const CHECKSUM = `sha256:${"0".repeat(64)}`;
+const HEAD = { title: "Plan", createdAt: T0, updatedAt: T0, checksum: CHECKSUM };
+const VERSION = { milestone: true, createdAt: T0, title: "Plan", ops: [], checksum: CHECKSUM, text: "" };
+
 /** Commits version 1 of `id` (and, when `deleted`, its DELETED version 2) straight through the store. */
 async function storeDocument(store: Store, id: string, deleted = false): Promise<void> {
-  const record = { id, title: "Plan", deleted: false, createdAt: T0, updatedAt: T0, checksum: `sha256:${"0".repeat(64)}` };
-  const version = { documentId: id, milestone: true, createdAt: T0, title: "Plan", ops: [], checksum: record.checksum, text: "" };
   await store.write(id, async (tx) => {
-    tx.putDocument({ ...record, version: 1 });
-    tx.appendVersion({ ...version, version: 1, changeType: "CREATED" });
+    tx.putDocument({ ...HEAD, id, version: 1, deleted: false });
+    tx.appendVersion({ ...VERSION, documentId: id, version: 1, changeType: "CREATED" });
   });
-  if (!deleted) return;
+  if (deleted) await deleteDocument(store, id);
+}
+
+/** Commits the DELETED version 2 of a document stored by {@link storeDocument}. */
+async function deleteDocument(store: Store, id: string): Promise<void> {
   await store.write(id, async (tx) => {
-    tx.putDocument({ ...record, version: 2, deleted: true });
-    tx.appendVersion({ ...version, version: 2, changeType: "DELETED" });
+    tx.putDocument({ ...HEAD, id, version: 2, deleted: true });
+    tx.appendVersion({ ...VERSION, documentId: id, version: 2, changeType: "DELETED" });
   });
 }
 
 /**
- * The read-link part of the storage contract (src/storage/read-links.ts), run by
- * {@link runStoreContract} against every adapter with the same fresh, empty store per test.
+ * The read-link part of the storage contract (src/storage/read-links.ts): called inside
+ * {@link runStoreContract}'s suite, so it runs against every adapter, on the fresh, empty store that
+ * suite gives each test.
  */
-export function runReadLinkContract(name: string, setup: () => Promise<StoreFixture>): void {
-  describe(`store contract, read links: ${name}`, () => {
-    let fixture: StoreFixture;
+export function runReadLinkContract(current: () => Store): void {
+  describe("read links", () => {
     let store: Store;
-    beforeEach(async () => {
-      fixture = await setup();
-      store = fixture.store;
-    });
-    afterEach(async () => {
-      await fixture.cleanup();
+    beforeEach(() => {
+      store = current();
     });
 
     it("knows no link of a document that has none, nor of an id no link has", async () => {
@@ -79,10 +80,7 @@ export function runReadLinkContract(name: string, setup: () => Promise<StoreFixt
       await storeDocument(store, DOC);
       const readId = randomUUID();
       await store.readLinks.replace(DOC, readId, T0);
-      await store.write(DOC, async (tx) => {
-        tx.putDocument({ id: DOC, title: "Plan", version: 2, deleted: true, createdAt: T0, updatedAt: T0, checksum: `sha256:${"0".repeat(64)}` });
-        tx.appendVersion({ documentId: DOC, version: 2, changeType: "DELETED", milestone: true, createdAt: T0, title: "Plan", ops: [], checksum: `sha256:${"0".repeat(64)}`, text: "" });
-      });
+      await deleteDocument(store, DOC);
 
       expect(await store.readLinks.documentOf(readId)).toBe(DOC);
       expect(await store.readLinks.remove(DOC)).toBe(true);
