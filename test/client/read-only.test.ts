@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FolioError, openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument } from "../../src/client/index.js";
-import { serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { createClient, openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument } from "../../src/client/index.js";
+import { caught, serveTestApp, type ServedApp } from "../support/client-harness.js";
 import { recordingFetch } from "../support/client-fetch.js";
-import { createClient } from "../../src/client/index.js";
 import { checksum } from "../support/http-expect.js";
 import { until } from "../support/wait-until.js";
 
@@ -22,16 +21,6 @@ afterEach(async () => {
 });
 
 const FAST = { waitSeconds: 2, retry: { initialMs: 5, maxMs: 50 } };
-
-async function caught(promise: Promise<unknown>): Promise<FolioError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof FolioError) return error;
-    throw error;
-  }
-  throw new Error("the call did not fail");
-}
 
 /** A document "a" (version 1) with a read link. */
 async function shared(): Promise<{ id: string; readId: string }> {
