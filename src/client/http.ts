@@ -1,4 +1,5 @@
 import { FolioError, FolioNetworkError, isAbort } from "./errors.js";
+import { readCalls, type ReadCalls } from "./read-calls.js";
 import type {
   ChangeFeed,
   ContentConflict,
@@ -41,6 +42,8 @@ export interface FolioClient {
   /** null on 204. */
   changes(id: string, query: { since: number; wait?: number }, signal?: AbortSignal): Promise<ChangeFeed | null>;
   tracker: TrackerCalls;
+  /** Read-only links: made, rotated and revoked by the document's id; read by the link's. */
+  read: ReadCalls;
 }
 
 export interface TrackerCalls {
@@ -153,6 +156,7 @@ export function createClient(options: ClientOptions): FolioClient {
       storyStatuses: (t, slug) => json({ method: "GET", path: `/tracker/userstory-statuses${slugQuery(slug)}`, headers: token(t) }),
       taskStatuses: (t, slug) => json({ method: "GET", path: `/tracker/task-statuses${slugQuery(slug)}`, headers: token(t) }),
     },
+    read: readCalls(send),
   };
 }
 

@@ -6,6 +6,8 @@
 export { createClient, type ClientOptions, type FolioClient, type PatchAnswer, type TrackerCalls } from "./http.js";
 export { FolioError, FolioNetworkError } from "./errors.js";
 export { openDocument, randomClientId } from "./open-document.js";
+export { openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument, type ReadOnlyOptions } from "./read-only-document.js";
+export type { ReadCalls } from "./read-calls.js";
 export {
   ConflictDiscardedError,
   type Conflict,

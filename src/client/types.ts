@@ -10,6 +10,7 @@ import type {
 } from "../api/documents.js";
 import type { ServiceInfoSchema } from "../api/info.js";
 import type { ProblemDetailSchema } from "../api/problem.js";
+import type { ReadLinkSchema, ReadOnlyDocumentSchema } from "../api/read-links.js";
 import type {
   TrackerAuthRequest as TrackerAuthRequestSchema,
   TrackerProject as TrackerProjectSchema,
@@ -39,6 +40,8 @@ export type ChangeEvent = Static<typeof ChangeEventSchema>;
 export type ChangeFeed = Static<typeof ChangeFeedSchema>;
 export type ServiceInfo = Static<typeof ServiceInfoSchema>;
 export type ProblemDetail = Static<typeof ProblemDetailSchema>;
+export type ReadLink = Static<typeof ReadLinkSchema>;
+export type ReadOnlyDocument = Static<typeof ReadOnlyDocumentSchema>;
 export type TrackerAuthRequest = Static<typeof TrackerAuthRequestSchema>;
 export type TrackerSession = Static<typeof TrackerSessionSchema>;
 export type TrackerProject = Static<typeof TrackerProjectSchema>;

@@ -15,6 +15,7 @@ import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
 import { infoRoutes, type ServiceIdentity } from "./routes/info.js";
+import { readLinkRoutes } from "./routes/read-links.js";
 import { trackerRoutes } from "./routes/tracker.js";
 import { DEFAULT_WEB_ROOT, webRoutes } from "./routes/web.js";
 
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await api.register(documentRoutes, { documents, listAccess });
       await api.register(contentRoutes, { patcher });
       await api.register(changeRoutes, { feed });
+      await api.register(readLinkRoutes, { readLinks: services.readLinks });
       await api.register(trackerRoutes, { tracker });
     },
     { prefix: API_PREFIX },

@@ -15,6 +15,7 @@ import { historyPolicy, type HistoryPolicy } from "./history-policy.js";
 import { ListAccess } from "./list-access.js";
 import { ServiceEvents } from "./observer.js";
 import { ContentPatcher } from "./patch-content.js";
+import { ReadLinks } from "./read-links.js";
 
 const nodeSha256: Sha256Hex = (text) => createHash("sha256").update(text, "utf8").digest("hex");
 
@@ -29,6 +30,8 @@ export interface Services {
   policy: HistoryPolicy;
   patcher: ContentPatcher;
   feed: ChangeFeed;
+  /** Read-only links: made, rotated and revoked per document; reads through them. */
+  readLinks: ReadLinks;
   hub: ChangeHub;
   listAccess: ListAccess;
   compactor: Compactor;
@@ -56,6 +59,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
   const texts = new HeadTexts(store, cache, policy);
   const contentLimit = new ContentLimit(config.documents.maxContentBytes);
   const documents = new DocumentService({ store, writer, texts, contentLimit });
+  const feed = new ChangeFeed({ store, texts, policy, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds, events });
   const unwatch = store.watchCommits({ commit: (notice) => hub.notify(notice.documentId, notice.version), reset: () => hub.wakeAll() });
   const compactor = new Compactor({
     store,
@@ -75,7 +79,8 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     compactor,
     events,
     patcher: new ContentPatcher({ writer, clock, contentLimit, events }),
-    feed: new ChangeFeed({ store, texts, policy, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds, events }),
+    feed,
+    readLinks: new ReadLinks({ store, documents, feed, clock }),
     listAccess: new ListAccess({ store, clock, config: config.masterPassword, events }),
     start: () => compactor.start(),
     quiesce: () => {

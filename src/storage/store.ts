@@ -1,4 +1,5 @@
 import type { NormalizedOp } from "../core/normalized-op.js";
+import type { ReadLinkStore } from "./read-links.js";
 
 /**
  * The store cannot serve now for a reason outside the request: the database is unreachable, a
@@ -236,6 +237,9 @@ export interface Store {
   recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState>;
   /** A successful attempt: the count restarts at 0. */
   resetListFailures(): Promise<void>;
+
+  /** The documents' read-only links (src/storage/read-links.ts): outside every document's history. */
+  readonly readLinks: ReadLinkStore;
 
   /**
    * Subscribes to commits made through this store or, where the store is shared, by other

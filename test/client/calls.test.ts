@@ -1,8 +1,8 @@
 import bcrypt from "bcryptjs";
 import { afterEach, describe, expect, it } from "vitest";
-import { FolioError, createClient, type ContentPatchRequest } from "../../src/client/index.js";
+import { createClient, type ContentPatchRequest } from "../../src/client/index.js";
 import { checksum } from "../support/http-expect.js";
-import { serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { caught, serveTestApp, type ServedApp } from "../support/client-harness.js";
 import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { seedWorld } from "../support/tracker-harness.js";
 
@@ -20,16 +20,6 @@ afterEach(async () => {
 });
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-async function caught(promise: Promise<unknown>): Promise<FolioError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof FolioError) return error;
-    throw error;
-  }
-  throw new Error("the call did not fail");
-}
 
 describe("createClient: documents", () => {
   it("adds /api/v1 to the service's root, with or without a trailing slash", async () => {

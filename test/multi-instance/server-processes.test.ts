@@ -67,7 +67,7 @@ describePostgres("two service processes on one PostgreSQL schema", () => {
       const tables = await withAdminClient((client) =>
         client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [schema]),
       );
-      expect(tables.rows.map((row) => row.name)).toEqual(["documents", "list_lock", "patch_receipts", "schema_migrations", "snapshots", "versions"]);
+      expect(tables.rows.map((row) => row.name)).toEqual(["documents", "list_lock", "patch_receipts", "read_links", "schema_migrations", "snapshots", "versions"]);
 
       const created = await call(first.origin, "POST", "/documents", { title: "Plan", content: "a" });
       expect(created.status).toBe(201);

@@ -66,7 +66,7 @@ describePostgres("openStore with a postgres:// URL", () => {
         [schema],
       ),
     );
-    expect(tables.rows.map((row) => row.table_name)).toEqual(["documents", "list_lock", "patch_receipts", "schema_migrations", "snapshots", "versions"]);
+    expect(tables.rows.map((row) => row.table_name)).toEqual(["documents", "list_lock", "patch_receipts", "read_links", "schema_migrations", "snapshots", "versions"]);
     const stored = await withAdminClient((client) => client.query<{ id: string }>(`SELECT id FROM ${schema}.documents`));
     expect(stored.rows).toEqual([{ id }]);
   });

@@ -98,6 +98,20 @@ describePostgres("PostgresStore", () => {
       return [first.store, second, first.schema];
     }
 
+    it("serves no link through one store once the other replaced or removed it: nothing is cached", async () => {
+      const [a, b] = await twoInstances();
+      const id = randomUUID();
+      await appendNext(a, id);
+      const [first, second] = [randomUUID(), randomUUID()];
+      expect(await a.readLinks.replace(id, first, T0)).toBe(true);
+      expect(await b.readLinks.documentOf(first)).toBe(id);
+
+      expect(await b.readLinks.replace(id, second, T0 + 1)).toBe(true);
+      expect({ first: await a.readLinks.documentOf(first), second: await a.readLinks.documentOf(second) }).toEqual({ first: undefined, second: id });
+      expect(await a.readLinks.remove(id)).toBe(true);
+      expect({ second: await b.readLinks.documentOf(second), readId: await b.readLinks.readIdOf(id) }).toEqual({ second: undefined, readId: undefined });
+    });
+
     it("keeps versions dense when both write one document from many tasks", async () => {
       const [a, b] = await twoInstances();
       const id = randomUUID();
@@ -258,7 +272,7 @@ describePostgres("PostgresStore", () => {
         const applied = await withAdminClient((client) =>
           client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`),
         );
-        expect(applied.rows).toEqual([{ version: 1 }, { version: 2 }]);
+        expect(applied.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       } finally {
         await dropSchema(schema);
       }
@@ -352,6 +366,32 @@ describePostgres("PostgresStore", () => {
       const scans = [...plan.matchAll(/"Node Type":"([^"]*Scan)","[^}]*?"Relation Name":"patch_receipts"/g)].map((match) => match[1]);
       expect(scans).toEqual(["Index Scan"]);
       expect(plan).toContain('"Index Name":"patch_receipts_pkey"');
+    });
+  });
+
+  describe("read links", () => {
+    const openStore = storePerTest();
+
+    it("looks a link up by its read id through the unique index, however many links there are", async () => {
+      const fixture = await openStore();
+      const plan = await withAdminClient(async (client) => {
+        await client.query(`SET search_path = ${fixture.schema}`);
+        await client.query("ALTER TABLE read_links SET (autovacuum_enabled = false)");
+        await client.query("INSERT INTO read_links SELECT gen_random_uuid(), gen_random_uuid(), 0 FROM generate_series(1, 5000)");
+        const explained = await client.query<{ "QUERY PLAN": unknown }>(
+          `EXPLAIN (FORMAT JSON) SELECT document_id AS id FROM read_links WHERE read_id = '${randomUUID()}'`,
+        );
+        return JSON.stringify(explained.rows[0]!["QUERY PLAN"]);
+      });
+      expect(plan).toMatch(/"Node Type":"Index Scan"/);
+      expect(plan).toContain('"Index Name":"read_links_read_id_key"');
+      const indexes = await withAdminClient((client) =>
+        client.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'read_links' ORDER BY indexname", [fixture.schema]),
+      );
+      expect(indexes.rows.map((row) => row.indexdef.replace(`${fixture.schema}.`, ""))).toEqual([
+        "CREATE UNIQUE INDEX read_links_pkey ON read_links USING btree (document_id)",
+        "CREATE UNIQUE INDEX read_links_read_id_key ON read_links USING btree (read_id)",
+      ]);
     });
   });
 

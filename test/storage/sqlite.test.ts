@@ -157,7 +157,7 @@ describe("sqlite store: receipts with large ops", () => {
     const db = new BetterSqlite3(path);
     db.exec(
       `DROP INDEX patch_receipts_by_shifted_base; ALTER TABLE patch_receipts DROP COLUMN shifted_base; ALTER TABLE patch_receipts DROP COLUMN shifted_through;
-       DROP TABLE receipt_ops; ALTER TABLE patch_receipts DROP COLUMN ops_ref; DELETE FROM schema_migrations WHERE version >= 2`,
+       DROP TABLE receipt_ops; ALTER TABLE patch_receipts DROP COLUMN ops_ref; DROP TABLE read_links; DELETE FROM schema_migrations WHERE version >= 2`,
     );
     db.prepare("INSERT INTO patch_receipts VALUES (?, 'old', 1, 'h', 2, ?, ?)").run(ID, JSON.stringify(opsSinceBase), T0);
     db.close();
@@ -167,6 +167,18 @@ describe("sqlite store: receipts with large ops", () => {
       expect(await store.reads(ID).receipt("old", 1)).toEqual(receipt("old", opsSinceBase));
       await putBoth(store);
       expect(await store.reads(ID).receipt("large", 1)).toEqual(receipt("large", opsSinceBase));
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("sqlite store: read links", () => {
+  it("looks a link up by its read id through the unique index", async () => {
+    const store = SqliteStore.open(":memory:");
+    try {
+      const plan = store.database.prepare("EXPLAIN QUERY PLAN SELECT document_id FROM read_links WHERE read_id = ?").all("x") as { detail: string }[];
+      expect(plan.map((row) => row.detail)).toEqual(["SEARCH read_links USING INDEX sqlite_autoindex_read_links_2 (read_id=?)"]);
     } finally {
       await store.close();
     }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DocumentRecord, DocumentTransaction, Store, VersionRecord } from "../../src/storage/store.js";
+import { runReadLinkContract } from "./read-links-contract.js";
 
 export interface StoreFixture {
   store: Store;
@@ -54,6 +55,8 @@ export function runStoreContract(name: string, setup: () => Promise<StoreFixture
     afterEach(async () => {
       await fixture.cleanup();
     });
+
+    runReadLinkContract(() => store);
 
     it("knows nothing of an id that never existed", async () => {
       expect(await store.reads(ID).document()).toBeUndefined();

@@ -1,4 +1,4 @@
-import { createClient, openDocument, type FolioClient, type LiveDocument, type OpenOptions } from "../../src/client/index.js";
+import { FolioError, createClient, openDocument, type FolioClient, type LiveDocument, type OpenOptions } from "../../src/client/index.js";
 import { recordingFetch, type RecordingFetch } from "./client-fetch.js";
 import { ManualClock } from "./manual-clock.js";
 import { buildTestApp, type TestApp, type TestAppOptions } from "./test-app.js";
@@ -45,4 +45,15 @@ export async function converged(client: FolioClient, id: string, docs: readonly 
   }
   const states = docs.map((doc) => ({ version: doc.version, status: doc.status, text: doc.text }));
   throw new Error(`not converged within ${maxMs} ms on version ${head.version} ${JSON.stringify(head.content)}: ${JSON.stringify(states)}`);
+}
+
+/** The FolioError a call fails with; throws when it succeeds or fails otherwise. */
+export async function caught(promise: Promise<unknown>): Promise<FolioError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof FolioError) return error;
+    throw error;
+  }
+  throw new Error("the call did not fail");
 }

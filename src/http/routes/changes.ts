@@ -1,16 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { toLineOperation } from "../../core/normalized-op.js";
-import type { ChangeFeed, ChangeFeedView } from "../../service/change-feed.js";
+import type { ChangeFeed } from "../../service/change-feed.js";
 import { ChangeFeedSchema, ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
 import { problemResponse as problem } from "./problem-response.js";
+import { answerLongPoll, type FeedBodies } from "./feed-reply.js";
 
-/** What Fastify sends a JSON body with. */
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
-
-/** The serialized body of each answer still in use, so that an answer shared by many requests is serialized once. */
-const bodies = new WeakMap<ChangeFeedView, Buffer>();
+/** The serialized body of each answer still in use (feed-reply.ts). */
+const bodies: FeedBodies = new WeakMap();
 
 /** GET …/changes: the long-polling change feed. */
 export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = async (app, { feed }) => {
@@ -31,31 +28,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
         },
       },
     },
-    async (request, reply) => {
-      // A client that goes away ends its wait at once: no waiter and no timer stay behind.
-      const departure: { gone: boolean; onGone?: () => void } = { gone: false };
-      const onClose = () => {
-        departure.gone = true;
-        departure.onGone?.();
-      };
-      reply.raw.once("close", onClose);
-      try {
-        const answer = await feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, departure);
-        if (!answer) return reply.code(204).send(null);
-        // Waiters woken together (and polls that find the same head) share one answer object:
-        // it is serialized once, by the route's own response serializer, and the same bytes are
-        // sent to each of them with the content type Fastify would give them.
-        let body = bodies.get(answer);
-        if (!body) {
-          const { ops, ...rest } = answer;
-          body = Buffer.from(reply.serializeInput({ ...rest, ...(ops ? { ops: ops.map(toLineOperation) } : {}) }, "200") as string, "utf8");
-          bodies.set(answer, body);
-        }
-        // The typed reply expects the schema's shape; these are its serialized bytes.
-        return reply.header("content-type", JSON_CONTENT_TYPE).send(body as never);
-      } finally {
-        reply.raw.off("close", onClose);
-      }
-    },
+    async (request, reply) =>
+      answerLongPoll(reply, bodies, (departure) => feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, departure)),
   );
 };

@@ -72,6 +72,17 @@ const MIGRATIONS: readonly string[] = [
       ALTER TABLE patch_receipts ADD COLUMN shifted_base bigint, ADD COLUMN shifted_through bigint;
       CREATE INDEX patch_receipts_by_shifted_base ON patch_receipts (document_id, shifted_base) WHERE shifted_base IS NOT NULL;
     `,
+  // Read-only links (docs/sharing.md): at most one per document; the UNIQUE constraint is the index
+  // every request under /read/ looks its link up by. No foreign key to documents: its check would
+  // take a share lock on the document's row and so wait for every write transaction holding it;
+  // the statement that writes a link checks the document itself (postgres-read-links.ts).
+  `
+      CREATE TABLE read_links (
+        document_id uuid PRIMARY KEY,
+        read_id uuid NOT NULL UNIQUE,
+        created_at bigint NOT NULL
+      );
+    `,
 ];
 
 /** The advisory-lock class of migrations; the second key is the schema's hash. */

@@ -14,6 +14,7 @@ import {
 import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
 import { CommitNotifier, commitPayload } from "./commit-notifier.js";
 import { migrate } from "./postgres-migrations.js";
+import { PostgresReadLinks } from "./postgres-read-links.js";
 import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow, type ReceiptRow } from "./postgres-rows.js";
 import { PostgresReads, ReceiptsReadAhead, isUuid, receiptsLiteralRead } from "./postgres-reads.js";
 import { flushAtCommit, flushStaged, inTransaction } from "./postgres-transaction.js";
@@ -69,11 +70,14 @@ function unavailable(error: unknown): unknown {
 export class PostgresStore implements Store {
   private readonly inFlight = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
+  readonly readLinks: PostgresReadLinks;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly notifier: CommitNotifier,
-  ) {}
+  ) {
+    this.readLinks = new PostgresReadLinks(pool, (operation) => this.track(operation));
+  }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const { schema, poolSize = 10, onError = () => {} } = options;

@@ -85,6 +85,15 @@ const MIGRATIONS: string[] = [
   ALTER TABLE patch_receipts ADD COLUMN shifted_through INTEGER;
   CREATE INDEX patch_receipts_by_shifted_base ON patch_receipts (document_id, shifted_base) WHERE shifted_base IS NOT NULL;
   `,
+  // Read-only links (docs/sharing.md): at most one per document; the UNIQUE constraint is the index
+  // every request under /read/ looks its link up by.
+  `
+  CREATE TABLE read_links (
+    document_id TEXT PRIMARY KEY,
+    read_id TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** Brings the schema up to date; safe to run at every start. */

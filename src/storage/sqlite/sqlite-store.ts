@@ -20,6 +20,7 @@ import { COMPACTION_CHUNK, prepareStatements, type Statements } from "./sqlite-s
 import { SqliteReads, durableRead, run, unavailable } from "./sqlite-reads.js";
 import { stagedStatements } from "./sqlite-transaction.js";
 import { WalSync, flushFailed } from "./wal-sync.js";
+import { SqliteReadLinks } from "./sqlite-read-links.js";
 
 /**
  * The embedded store: one SQLite file in WAL mode whose WAL is flushed to disk before a commit is
@@ -32,6 +33,7 @@ export class SqliteStore implements Store {
   private readonly groupCommit: GroupCommit;
   private readonly documentQueues = new Map<string, Promise<unknown>>();
   private closed = false;
+  readonly readLinks: SqliteReadLinks;
 
   private constructor(
     private readonly db: Database,
@@ -40,6 +42,7 @@ export class SqliteStore implements Store {
   ) {
     this.sql = prepareStatements(db);
     this.groupCommit = new GroupCommit(db, wal);
+    this.readLinks = new SqliteReadLinks(db, wal);
   }
 
   /**

@@ -1,0 +1,184 @@
+import { applyOps } from "../core/apply-ops.js";
+import { diffLines } from "../core/diff-lines.js";
+import { joinLines, splitLines } from "../core/lines.js";
+import { toLineOperation } from "../core/normalized-op.js";
+import { validateOps } from "../core/validate-ops.js";
+import type { RetryOptions } from "./backoff.js";
+import { FolioError } from "./errors.js";
+import { Emitter } from "./events.js";
+import { runFeed } from "./feed-loop.js";
+import type { FolioClient } from "./http.js";
+import type { ChangeFeed, LineOperation, ReadOnlyDocument } from "./types.js";
+
+export interface ReadOnlyOptions {
+  /** The feed's long-poll wait in seconds (default 25). */
+  waitSeconds?: number;
+  /** Waits between attempts after a network failure, 5xx, 429 or 503. */
+  retry?: RetryOptions;
+}
+
+/** A change of the followed text: the ops turn `previousText` into `text` (an editor maps its view through them). */
+export interface ReadOnlyChange {
+  previousText: string;
+  text: string;
+  ops: LineOperation[];
+  version: number;
+}
+
+/** A document followed through its read-only link: the text, live; nothing can be sent. */
+export interface ReadOnlyLiveDocument {
+  readonly readId: string;
+  readonly text: string;
+  readonly title: string;
+  readonly version: number;
+  /** true from a DELETED event until RESTORED. */
+  readonly deleted: boolean;
+  /** true once the link was revoked or replaced: the document stopped following. */
+  readonly revoked: boolean;
+  on(event: "change", listener: (change: ReadOnlyChange) => void): () => void;
+  on(event: "title", listener: (title: string) => void): () => void;
+  on(event: "deleted" | "restored" | "revoked", listener: () => void): () => void;
+  /** A poll failed (it is retried with backoff); a 404 of the feed is `revoked` instead. */
+  on(event: "error", listener: (error: Error) => void): () => void;
+  /** Stops the feed. */
+  close(): void;
+}
+
+type Events = {
+  change: [ReadOnlyChange];
+  title: [string];
+  deleted: [];
+  restored: [];
+  revoked: [];
+  error: [Error];
+};
+
+/**
+ * Opens a document read-only through its link and follows its feed (the document's own feed, served
+ * under /read/). Rejects with a FolioError 404 when the link is unknown or revoked, or the document
+ * is deleted. RESTORED and ROLLED_BACK bring back an older title, which the feed does not carry: the
+ * document is read again for it.
+ */
+export async function openReadOnly(client: FolioClient, readId: string, options: ReadOnlyOptions = {}): Promise<ReadOnlyLiveDocument> {
+  const follower = new ReadOnlyFollower(client, readId, await client.read.document(readId));
+  follower.start(options);
+  return follower;
+}
+
+class ReadOnlyFollower implements ReadOnlyLiveDocument {
+  private readonly emitter = new Emitter<Events>();
+  private readonly stop = new AbortController();
+  private lines: string[];
+  title: string;
+  version: number;
+  deleted = false;
+  revoked = false;
+  /** The title may be stale (after RESTORED or ROLLED_BACK) or the ops did not fit: read the document again. */
+  private rereadWanted = false;
+
+  constructor(
+    private readonly client: FolioClient,
+    readonly readId: string,
+    document: ReadOnlyDocument,
+  ) {
+    this.lines = splitLines(document.content);
+    this.title = document.title;
+    this.version = document.version;
+  }
+
+  get text(): string {
+    return joinLines(this.lines);
+  }
+
+  on<K extends keyof Events>(event: K, listener: (...args: Events[K]) => void): () => void {
+    return this.emitter.on(event, listener);
+  }
+
+  close(): void {
+    this.stop.abort();
+    this.emitter.clear();
+  }
+
+  start(options: ReadOnlyOptions): void {
+    // The live document's feed loop, polling the read feed: a 404 there means the link is gone for good.
+    const changes: FolioClient["changes"] = (readId, query, signal) =>
+      this.client.read.changes(readId, query, signal).catch((error: unknown) => {
+        if (error instanceof FolioError && error.status === 404) this.markRevoked();
+        throw error;
+      });
+    void runFeed({
+      client: { ...this.client, changes },
+      id: this.readId,
+      signal: this.stop.signal,
+      waitSeconds: options.waitSeconds ?? 25,
+      retry: options.retry,
+      since: () => this.version,
+      deliver: (answer) => this.apply(answer),
+      failing: (failing, error) => {
+        if (failing && error && !this.stop.signal.aborted) this.emitter.emit("error", error);
+      },
+    });
+  }
+
+  private async apply(answer: ChangeFeed): Promise<void> {
+    for (const event of answer.events) {
+      if (event.version <= this.version) continue;
+      if (event.changeType === "RENAMED" && event.title !== undefined) this.setTitle(event.title);
+      else if (event.changeType === "DELETED") this.setDeleted(true);
+      else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.rereadWanted = true;
+      if (event.changeType === "RESTORED") this.setDeleted(false);
+    }
+    if (answer.content !== undefined) this.moveTo(answer.currentVersion, splitLines(answer.content));
+    else if (answer.fromVersion === this.version && answer.ops !== undefined) {
+      const ops = validateOps(answer.ops);
+      const next = ops.ok ? applyOps(this.lines, ops.ops) : ops;
+      if (next.ok) this.moveTo(answer.currentVersion, next.lines, answer.ops);
+      else this.rereadWanted = true;
+    }
+    // Until a read succeeds, every later answer tries again.
+    if (this.rereadWanted) await this.reread();
+  }
+
+  /** Reads the document again (its title after a restore or rollback, or a text the feed's ops did not fit). */
+  private async reread(): Promise<void> {
+    let document: ReadOnlyDocument;
+    try {
+      document = await this.client.read.document(this.readId, this.stop.signal);
+    } catch (error) {
+      // Deleted again, or the link is gone: the next poll says which.
+      if (!(error instanceof FolioError) || error.status !== 404) throw error;
+      this.rereadWanted = false;
+      return;
+    }
+    this.rereadWanted = false;
+    if (document.version < this.version) return;
+    this.setTitle(document.title);
+    this.moveTo(document.version, splitLines(document.content));
+  }
+
+  private moveTo(version: number, lines: string[], ops?: LineOperation[]): void {
+    const previousText = this.text;
+    const changed = ops ?? diffLines(this.lines, lines).map(toLineOperation);
+    this.lines = lines;
+    this.version = version;
+    if (changed.length > 0) this.emitter.emit("change", { previousText, text: this.text, ops: changed, version });
+  }
+
+  private setTitle(title: string): void {
+    if (title === this.title) return;
+    this.title = title;
+    this.emitter.emit("title", title);
+  }
+
+  private setDeleted(deleted: boolean): void {
+    if (deleted === this.deleted) return;
+    this.deleted = deleted;
+    this.emitter.emit(deleted ? "deleted" : "restored");
+  }
+
+  private markRevoked(): void {
+    this.revoked = true;
+    this.stop.abort();
+    this.emitter.emit("revoked");
+  }
+}

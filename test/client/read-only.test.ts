@@ -1,0 +1,132 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createClient, openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument } from "../../src/client/index.js";
+import { caught, serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { recordingFetch } from "../support/client-fetch.js";
+import { checksum } from "../support/http-expect.js";
+import { until } from "../support/wait-until.js";
+
+// The client's read-link calls (client.read) and openReadOnly, against the real service on loopback
+// (docs/sharing.md).
+
+let s: ServedApp;
+const followers: ReadOnlyLiveDocument[] = [];
+
+beforeEach(async () => {
+  s = await serveTestApp();
+});
+
+afterEach(async () => {
+  followers.splice(0).forEach((follower) => follower.close());
+  await s.close();
+});
+
+const FAST = { waitSeconds: 2, retry: { initialMs: 5, maxMs: 50 } };
+
+/** A document "a" (version 1) with a read link. */
+async function shared(): Promise<{ id: string; readId: string }> {
+  const { id } = await s.client.createDocument({ title: "Plan", content: "a" });
+  const { readId } = await s.client.read.createLink(id);
+  return { id, readId };
+}
+
+async function follow(readId: string): Promise<{ doc: ReadOnlyLiveDocument; changes: ReadOnlyChange[]; seen: string[] }> {
+  const doc = await openReadOnly(s.client, readId, FAST);
+  followers.push(doc);
+  const changes: ReadOnlyChange[] = [];
+  const seen: string[] = [];
+  doc.on("change", (change) => changes.push(change));
+  doc.on("title", (title) => seen.push(`title ${title}`));
+  for (const event of ["deleted", "restored", "revoked"] as const) doc.on(event, () => seen.push(event));
+  return { doc, changes, seen };
+}
+
+describe("createClient: read links", () => {
+  it("makes, shows, rotates and deletes a link, and reads the document, its history and its feed through it", async () => {
+    const { id } = await s.client.createDocument({ title: "Plan", content: "a" });
+    const { readId: first } = await s.client.read.createLink(id);
+    const { readId } = await s.client.read.createLink(id);
+    await s.client.replaceDocument(id, { title: "Plan", content: "a\nb" });
+    const document = await s.client.getDocument(id);
+
+    expect(await s.client.read.link(id)).toEqual({ readId });
+    expect(await s.client.read.document(readId)).toEqual({ readId, title: "Plan", content: "a\nb", version: 2, createdAt: document.createdAt, updatedAt: document.updatedAt });
+    expect(await s.client.read.history(readId)).toEqual((await s.client.history(id)).map((entry) => ({ ...entry, documentId: readId })));
+    expect(await s.client.read.changes(readId, { since: 1, wait: 0 })).toEqual({
+      fromVersion: 1,
+      currentVersion: 2,
+      ops: [{ op: "insert", index: 1, lines: ["b"] }],
+      events: [{ version: 2, changeType: "UPDATED" }],
+    });
+    expect(await s.client.read.changes(readId, { since: 2, wait: 0 })).toBeNull();
+    expect((await caught(s.client.read.document(first))).problem?.detail).toBe(`no read link ${first}`);
+
+    await s.client.read.deleteLink(id);
+    const gone = await caught(s.client.read.link(id));
+    expect({ status: gone.status, code: gone.code, detail: gone.problem?.detail }).toEqual({ status: 404, code: "not-found", detail: `document ${id} has no read link` });
+    expect((await caught(s.client.read.deleteLink(id))).status).toBe(404);
+  });
+});
+
+describe("openReadOnly", () => {
+  it("follows edits, a rename and a rollback to another title, with the ops of each change", async () => {
+    const { id, readId } = await shared();
+    const { doc, changes, seen } = await follow(readId);
+    expect({ text: doc.text, title: doc.title, version: doc.version, deleted: doc.deleted, revoked: doc.revoked }).toEqual({ text: "a", title: "Plan", version: 1, deleted: false, revoked: false });
+
+    await s.client.patchContent(id, { baseVersion: 1, checksum: checksum("a"), clientId: "c-ann", seq: 1, ops: [{ op: "insert", index: 1, lines: ["b"] }] });
+    await until("the follower at version 2", () => doc.version === 2);
+    await s.client.renameDocument(id, { title: "Plan B", expectedVersion: 2 });
+    await until("the follower at version 3", () => doc.version === 3);
+    await s.client.restore(id, 1);
+    await until("the follower at version 4 with the old title", () => doc.version === 4 && doc.title === "Plan");
+
+    expect(changes).toEqual([
+      { previousText: "a", text: "a\nb", ops: [{ op: "insert", index: 1, lines: ["b"] }], version: 2 },
+      { previousText: "a\nb", text: "a", ops: [{ op: "delete", index: 1, count: 1 }], version: 4 },
+    ]);
+    expect(seen).toEqual(["title Plan B", "title Plan"]);
+    expect(doc.text).toBe("a");
+  });
+
+  it("turns deleted on DELETED and back on RESTORED", async () => {
+    const { id, readId } = await shared();
+    const { doc, seen } = await follow(readId);
+
+    await s.client.deleteDocument(id);
+    await until("the follower to see the deletion", () => doc.deleted);
+    await s.client.restore(id);
+    await until("the follower to see the restore", () => !doc.deleted && doc.version === 3);
+
+    expect(seen).toEqual(["deleted", "restored"]);
+    expect({ text: doc.text, title: doc.title }).toEqual({ text: "a", title: "Plan" });
+  });
+
+  it("stops and says revoked when the link is deleted, and sends nothing more", async () => {
+    const { id, readId } = await shared();
+    const net = recordingFetch();
+    const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, FAST);
+    followers.push(doc);
+    const seen: string[] = [];
+    doc.on("revoked", () => seen.push("revoked"));
+    await until("the first poll", () => net.calls("GET", "/changes").length === 1);
+
+    await s.client.read.deleteLink(id);
+    await s.client.patchContent(id, { baseVersion: 1, checksum: checksum("a"), clientId: "c-ann", seq: 1, ops: [{ op: "insert", index: 1, lines: ["b"] }] });
+    await until("the follower to see the revocation", () => doc.revoked);
+    const polls = net.calls("GET", "/changes").length;
+    await s.client.patchContent(id, { baseVersion: 2, checksum: checksum("a\nb"), clientId: "c-ann", seq: 2, ops: [{ op: "insert", index: 2, lines: ["c"] }] });
+
+    expect(seen).toEqual(["revoked"]);
+    expect({ text: doc.text, version: doc.version }).toEqual({ text: "a", version: 1 });
+    expect(net.calls("GET", "/changes").length).toBe(polls);
+    expect(net.calls("GET", "/changes").every((call) => call.settled)).toBe(true);
+  });
+
+  it("rejects with a FolioError 404 for an unknown link and for a deleted document", async () => {
+    const { id, readId } = await shared();
+    await s.client.deleteDocument(id);
+
+    expect((await caught(openReadOnly(s.client, readId))).problem?.detail).toBe(`the document of read link ${readId} is deleted`);
+    expect((await caught(openReadOnly(s.client, id))).problem?.detail).toBe(`no read link ${id}`);
+  });
+});
