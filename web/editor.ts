@@ -1,7 +1,7 @@
 /**
  * CodeMirror 6 bound to the client's LiveDocument. Local edits hand the whole text to doc.setText;
  * a remote change arrives as line ops against the text the editor shows, becomes one transaction of
- * character changes (line-changes.ts) marked as remote so it is not sent back, and CodeMirror maps the
+ * minimal character changes (line-changes.ts) marked as remote so it is not sent back, and CodeMirror maps the
  * local cursor and selection through it.
  */
 import { history, historyKeymap } from "@codemirror/commands";
@@ -18,7 +18,9 @@ import {
   type ViewUpdate,
 } from "@codemirror/view";
 import type { LiveDocument, TextChange } from "../src/client/index.js";
-import { toCharChanges } from "./line-changes.js";
+import { diffLines, splitLines, toLineOperation } from "../src/core/index.js";
+import { charChanges } from "./char-diff.js";
+import { toMinimalChanges } from "./line-changes.js";
 import { parseLine } from "./outline.js";
 
 /** Marks a transaction that brings the document's own text in: it must not go out as a local edit. */
@@ -146,12 +148,14 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
 
   // Any change of the document's text the editor does not show yet (remote edits, a conflict resolved,
   // a restore) comes in here; a local change is the editor's own text already.
+  // The changes are cut down to the characters that differ, so that CodeMirror maps the cursor of
+  // someone typing in the same line past a co-author's word instead of to a replaced line's end.
   const unsubscribe = doc.on("change", (change: TextChange) => {
     const shown = view.state.doc.toString();
     if (shown === change.text) return;
-    const changes = shown === change.previousText ? toCharChanges(change.previousText, change.ops) : [{ from: 0, to: shown.length, insert: change.text }];
-    view.dispatch({ changes, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
-    // The ops describe previousText → text; a mismatch would mean the two drifted apart: take the text.
+    // The ops describe previousText → text; should the editor show another text, its own diff serves.
+    const ops = shown === change.previousText ? change.ops : diffLines(splitLines(shown), splitLines(change.text)).map(toLineOperation);
+    view.dispatch({ changes: toMinimalChanges(shown, ops), annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     if (view.state.doc.toString() !== doc.text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc.text }, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     }
@@ -170,7 +174,7 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
         const line = view.state.doc.line(k + 1);
         if (!matches(line.text)) continue;
         const text = edit(line.text);
-        if (text !== line.text) view.dispatch({ changes: { from: line.from, to: line.to, insert: text }, userEvent: "input" });
+        if (text !== line.text) view.dispatch({ changes: charChanges(line.text, text, line.from), userEvent: "input" });
         return true;
       }
       return false;
