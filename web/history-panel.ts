@@ -14,7 +14,7 @@ const TYPE_LABELS: Record<string, string> = {
   ROLLED_BACK: "rolled back",
 };
 
-export function historyPanel(client: FolioClient, doc: LiveDocument): { element: HTMLElement; refresh(): Promise<void> } {
+export function historyPanel(client: FolioClient, doc: LiveDocument): { element: HTMLElement; shown: () => void; hidden: () => void } {
   const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
   const list = h("ol", { class: "history-list", reversed: true });
   const preview = h("div", { class: "history-preview" });
@@ -23,7 +23,7 @@ export function historyPanel(client: FolioClient, doc: LiveDocument): { element:
   const element = h(
     "section",
     { class: "panel history", "aria-labelledby": "history-heading" },
-    h("h2", { id: "history-heading" }, "History"),
+    h("h2", { id: "history-heading", tabindex: -1 }, "History"),
     h("div", { class: "row" }, save, reload),
     status,
     list,
@@ -95,5 +95,5 @@ export function historyPanel(client: FolioClient, doc: LiveDocument): { element:
       .finally(() => (save.disabled = false));
   });
   reload.addEventListener("click", () => void refresh());
-  return { element, refresh };
+  return { element, shown: () => void refresh(), hidden: () => undefined };
 }
