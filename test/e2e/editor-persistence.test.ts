@@ -69,7 +69,7 @@ describe.skipIf(!browserFound)("unsent edits in the editor page", { timeout: 60_
       await tab.keyboard.type(line);
       if (round > 0) await expect.poll(() => tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
       expect(await statusLies(tab)).toEqual([]);
-      await tab.unrouteAll();
+      await tab.unrouteAll({ behavior: "wait" });
       await tab.reload();
       await tab.locator('.cm-content[contenteditable="true"]').waitFor({ timeout: 10_000 });
       // Reloaded, the page shows the kept text at once, whether the service has it yet or not.
@@ -140,4 +140,69 @@ describe.skipIf(!browserFound)("unsent edits in the editor page", { timeout: 60_
     expect(await expectConverged(w.service.url, id, [tab])).toEqual("ab");
     expect(await eventually(() => tab.locator(".sync").getAttribute("data-keeping"), (keeping) => keeping === "none")).toEqual("none");
   });
+
+  it("keeps each page's edits apart: another page of the same document saving never drops them, and a closed page's edits go to the next page", async () => {
+    const id = await createDocument(w.service.url, "Two tabs", "top\nbottom");
+    const context = await w.context({ viewport: { width: 900, height: 500 } });
+    const ann = await openIn(context, id);
+    const bob = await openIn(context, id);
+    // Ann's page is cut off; Bob's, in the same browser, goes on saving.
+    await ann.route(CONTENT_ROUTE, (route) => route.abort());
+    await cursorAt(ann, 1, "End");
+    await ann.keyboard.type(" from Ann");
+    await expect.poll(() => ann.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
+    await cursorAt(bob, 0, "Home");
+    await bob.keyboard.type("Bob: ");
+    await expect.poll(() => bob.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Saved");
+    await Promise.all([ann.waitForEvent("close"), ann.close({ runBeforeUnload: true })]);
+
+    // A new tab takes over Ann's kept edit (her page is gone), carries it over Bob's, and sends it.
+    const third = await openIn(context, id);
+    expect(await expectConverged(w.service.url, id, [bob, third])).toEqual("Bob: top\nbottom from Ann");
+  });
+
+  it("adopts one closed page's edits per open and says that more are kept; a reload sends the next", async () => {
+    const id = await createDocument(w.service.url, "Closed tabs", "a\nb");
+    const context = await w.context({ viewport: { width: 900, height: 500 } });
+    // Two pages open at once, each with an edit kept, then both closed.
+    const pages = [await openIn(context, id), await openIn(context, id)];
+    for (const [line, typed] of [[0, " one"], [1, " two"]] as const) {
+      const page = pages[line]!;
+      await page.route(CONTENT_ROUTE, (route) => route.abort());
+      await cursorAt(page, line, "End");
+      await page.keyboard.type(typed);
+      await expect.poll(() => page.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
+    }
+    for (const page of pages) await Promise.all([page.waitForEvent("close"), page.close({ runBeforeUnload: true })]);
+    const tab = await openIn(context, id);
+    await expect.poll(() => tab.locator(".page-message").textContent()).toEqual(
+      "Unsent edits from another closed page of this document are kept in this browser: reload to send them.",
+    );
+    expect(await expectConverged(w.service.url, id, [tab])).toEqual("a\nb two");
+    await tab.reload();
+    await tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    expect(await expectConverged(w.service.url, id, [tab])).toEqual("a one\nb two");
+    expect(await tab.locator(".page-message").textContent()).toEqual("");
+  });
+
+  it("tells living pages from gone ones by a heartbeat where the browser has no Web Locks", async () => {
+    const id = await createDocument(w.service.url, "No locks", "x");
+    const context = await w.context({ viewport: { width: 900, height: 500 } });
+    // As on a page served over plain HTTP to another host: no navigator.locks.
+    await context.addInitScript("delete Navigator.prototype.locks");
+    const first = await openIn(context, id);
+    expect(await first.evaluate<boolean>("'locks' in navigator")).toEqual(false);
+    await first.route(CONTENT_ROUTE, (route) => route.abort());
+    await cursorAt(first, 0, "End");
+    await first.keyboard.type("yz");
+    await expect.poll(() => first.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
+    // While the page lives, a second page leaves its edit alone.
+    const second = await openIn(context, id);
+    expect(await editorText(second)).toEqual("x");
+    await second.close();
+    await Promise.all([first.waitForEvent("close"), first.close({ runBeforeUnload: true })]);
+    const third = await openIn(context, id);
+    expect(await expectConverged(w.service.url, id, [third])).toEqual("xyz");
+  });
 });
+
