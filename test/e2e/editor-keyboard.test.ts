@@ -13,6 +13,15 @@ requireBrowser("test/e2e/editor-keyboard.test.ts");
 /** What has the focus: its tag, class and text, enough to name it. */
 const focused = (tab: Page) => tab.evaluate<string>(`(() => { const e = document.activeElement; return e ? e.tagName.toLowerCase() + "." + e.className + ":" + (e.textContent ?? "").slice(0, 20) : "none"; })()`);
 
+/** Types each step: "{Key}" presses a key (playwright's names), anything else is typed as text. */
+async function keys(tab: Page, steps: readonly string[]): Promise<void> {
+  for (const step of steps) {
+    const key = /^\{(.+)\}$/.exec(step)?.[1];
+    if (key) await tab.keyboard.press(key);
+    else await tab.keyboard.type(step);
+  }
+}
+
 describe.skipIf(!browserFound)("the editor page by keyboard", { timeout: 60_000 }, () => {
   const w = useEditorWorld({ tracker: true });
 
@@ -28,27 +37,12 @@ describe.skipIf(!browserFound)("the editor page by keyboard", { timeout: 60_000 
     await expect.poll(() => focused(tab)).toMatch(/^div\.cm-content/);
     const id = /\/d\/([0-9a-f-]{36})$/.exec(tab.url())?.[1] ?? "";
 
-    await tab.keyboard.type("Launch");
-    await tab.keyboard.press("Enter");
-    await tab.keyboard.press("Alt+ArrowRight");
-    await tab.keyboard.type("[ ] Write notes");
-    await tab.keyboard.press("Enter");
-    await tab.keyboard.type("[ ] Test upgrade");
-    await tab.keyboard.press("Enter");
-    await tab.keyboard.press("Alt+ArrowRight");
-    await tab.keyboard.type("on staging");
-    await tab.keyboard.press("Enter");
-    await tab.keyboard.press("Alt+ArrowLeft");
-    await tab.keyboard.press("Alt+ArrowLeft");
-    await tab.keyboard.type("Announce");
+    await keys(tab, ["Launch", "{Enter}", "{Alt+ArrowRight}", "[ ] Write notes", "{Enter}", "[ ] Test upgrade", "{Enter}", "{Alt+ArrowRight}", "on staging"]);
+    await keys(tab, ["{Enter}", "{Alt+ArrowLeft}", "{Alt+ArrowLeft}", "Announce"]);
     expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  [ ] Write notes\n  [ ] Test upgrade\n    on staging\nAnnounce");
 
     // Indenting a line keeps the cursor where it was in the text, at any column.
-    await tab.keyboard.press("ArrowUp");
-    await tab.keyboard.press("End");
-    await tab.keyboard.press("ArrowLeft");
-    await tab.keyboard.press("Alt+ArrowRight");
-    await tab.keyboard.type("-");
+    await keys(tab, ["{ArrowUp}", "{End}", "{ArrowLeft}", "{Alt+ArrowRight}", "-"]);
     expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  [ ] Write notes\n  [ ] Test upgrade\n      on stagin-g\nAnnounce");
   });
 
