@@ -36,6 +36,9 @@ export function historyPanel(client: FolioClient, doc: LiveDocument): HistoryPan
   );
   let entries: HistoryEntry[] = [];
   let previewed: number | undefined;
+  /** Whether the preview shows the newest state: it then follows the newest state as it moves on. */
+  let previewedNewest = false;
+  let previewKey = "";
   let open = false;
   const savedHere = new Set<number>();
   /** The version a rollback made, while its Undo is offered: once the document moves on, the offer ends. */
@@ -73,6 +76,11 @@ export function historyPanel(client: FolioClient, doc: LiveDocument): HistoryPan
     const index = entries.findIndex((candidate) => candidate.version === entry.version);
     const before = entries[index - 1];
     const newest = index === entries.length - 1;
+    previewedNewest = newest;
+    // Rebuilt only when what it shows changed, so the focus stays on its buttons while the list follows.
+    const key = `${entry.version}/${before?.version ?? 0}/${newest}/${doc.deleted}/${entryLabel(entry, newest, savedHere)}`;
+    if (key === previewKey) return;
+    previewKey = key;
     const action = newest && !doc.deleted ? undefined : h("button", { type: "button" }, doc.deleted ? `Restore version ${entry.version}` : `Roll back to version ${entry.version}`);
     action?.addEventListener("click", () => {
       action.disabled = true;
@@ -82,10 +90,11 @@ export function historyPanel(client: FolioClient, doc: LiveDocument): HistoryPan
             status.textContent = `Version ${entry.version} restored.`;
           })
         : rollBack(entry.version, `Rolled back to version ${entry.version}.`);
-      done.catch((error: unknown) => {
-        status.textContent = `Could not restore: ${messageOf(error)}`;
-        action.disabled = false;
-      });
+      done
+        .catch((error: unknown) => {
+          status.textContent = `Could not restore: ${messageOf(error)}`;
+        })
+        .finally(() => (action.disabled = false));
     });
     replace(
       preview,
@@ -111,8 +120,13 @@ export function historyPanel(client: FolioClient, doc: LiveDocument): HistoryPan
     })));
     // A list that follows the document is rebuilt under the reader: the focus stays on its version.
     if (focused) list.querySelector<HTMLElement>(`button[data-version="${focused}"]`)?.focus();
-    const shown = entries.find((entry) => entry.version === previewed);
+    const shown = entries.find((entry) => entry.version === previewed) ?? (previewedNewest ? entries.at(-1) : undefined);
     if (shown) show(shown);
+    else if (previewed !== undefined) {
+      previewed = undefined;
+      previewKey = "";
+      replace(preview);
+    }
   };
 
   let loading: Promise<void> | undefined;

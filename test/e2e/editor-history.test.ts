@@ -55,6 +55,13 @@ describe.skipIf(!browserFound)("the history panel in Chromium", { timeout: 60_00
     expect(await ada.tab.locator(".diff-same .diff-text").allTextContents()).toEqual(["Release 2.0", "  [x] Write notes", "  [ ] Test upgrade"]);
     await ada.tab.screenshot({ path: join(w.shots, "history-diff.png") });
 
+    // The preview of the newest state follows it too.
+    await grace.tab.keyboard.type("!");
+    await expectConverged(w.service.url, id, [ada.tab, grace.tab]);
+    const next = (await served(w.service.url, id)).history.at(-1)?.version;
+    await expect.poll(() => ada.tab.locator(".history-preview h3").textContent(), { timeout: 10_000 }).toEqual(`Version ${next}: Current text`);
+    expect(await ada.tab.locator(".diff-added ins").allTextContents()).toEqual([" on Monday via blog!"]);
+
     // The saved version against the first: one character in one line.
     await ada.tab.getByRole("button", { name: `View version ${saved}`, exact: true }).click();
     expect(await ada.tab.locator(".diff-removed del").allTextContents()).toEqual([" "]);
