@@ -1,12 +1,17 @@
 /**
  * The document page at /d/<uuid>: title and rename, display name, sync indicator, the editor, the
- * conflict view, the deleted banner, and the history and tracker panels.
+ * deleted banner, and the history and tracker panels. Unsent edits are kept in this browser
+ * (pending-store.ts) from the first keystroke, so a reload or a closed tab resends them.
  */
-import { FolioError, openDocument, type Conflict, type FolioClient, type LiveDocument, type ServiceInfo } from "../src/client/index.js";
-import { h, messageOf, replace } from "./dom.js";
+import { openDocument, randomClientId, type FolioClient, type LiveDocument, type ServiceInfo } from "../src/client/index.js";
+import { conflictView } from "./conflict-view.js";
+import { append, h, messageOf, replace } from "./dom.js";
 import { bindEditor, type BoundEditor } from "./editor.js";
 import { historyPanel } from "./history-panel.js";
+import { showOpenFailure } from "./open-failure.js";
 import { parseLine, trackerSlug } from "./outline.js";
+import { panelToggles } from "./panels.js";
+import { openPendingStore, type PageStore } from "./pending-store.js";
 import { displayName, rememberDocument, setDisplayName } from "./prefs.js";
 import { syncIndicator } from "./sync-indicator.js";
 import { ticketBadges } from "./ticket-badges.js";
@@ -15,39 +20,23 @@ import { trackerPanel, type TrackerPanel } from "./tracker-panel.js";
 export async function renderDocument(root: HTMLElement, client: FolioClient, id: string): Promise<void> {
   const sync = syncIndicator();
   replace(root, h("main", { class: "doc-loading" }, h("p", {}, "Opening the document…"), sync.element));
+  const store = await openPendingStore(id, randomClientId);
   let info: ServiceInfo | undefined;
   let doc: LiveDocument;
   try {
     [doc, info] = await Promise.all([
-      openDocument(client, id, { displayName: displayName() || undefined }),
+      openDocument(client, id, { displayName: displayName() || undefined, pendingStore: store, clientId: store.clientId }),
       client.info().catch(() => undefined),
     ]);
   } catch (error) {
-    const missing = error instanceof FolioError && error.status === 404;
-    // A deleted document answers 404 too; whoever has its link may bring it back.
-    const restore = h("button", { type: "button" }, "Restore it");
-    restore.addEventListener("click", () => {
-      restore.disabled = true;
-      client
-        .restore(id)
-        .then(() => window.location.reload())
-        .catch((failure: unknown) => {
-          restore.replaceWith(h("span", { role: "alert" }, `Cannot restore: ${messageOf(failure)}`));
-        });
-    });
-    replace(
-      root,
-      h(
-        "main",
-        { class: "home" },
-        h("h1", {}, missing ? "No such document" : "The document cannot be opened"),
-        h("p", {}, missing ? "It does not exist, or it was deleted. A deleted document can be restored by whoever has its link." : messageOf(error)),
-        missing ? h("p", {}, restore) : undefined,
-        h("p", {}, h("a", { href: "/" }, "Go to the start page")),
-      ),
-    );
+    // The kept edits stay in storage (this page still holds their clientId); a retry reloads the page.
+    showOpenFailure(root, client, id, error, store.keeping === "kept", () => window.location.reload());
     return;
   }
+  renderOpened(root, client, doc, store, sync, info);
+}
+
+function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument, store: PageStore, sync: ReturnType<typeof syncIndicator>, info: ServiceInfo | undefined): void {
   rememberDocument(doc.id, doc.title);
   document.title = `${doc.title} · Folio`;
 
@@ -58,17 +47,23 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
   // The line is cut to one line on screen; the whole text stays in its title (and is read out).
   new MutationObserver(() => (message.title = message.textContent ?? "")).observe(message, { childList: true, characterData: true, subtree: true });
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
-  const conflictView = h("section", { class: "conflict", hidden: true, "aria-labelledby": "conflict-heading" });
   const editorHost = h("div", { class: "editor-host" });
   const history = historyPanel(client, doc);
-  const showHistory = h("button", { type: "button", class: "secondary", "aria-expanded": "false", "aria-controls": "history-panel" }, "History");
   const remove = h("button", { type: "button", class: "danger" }, "Delete");
-  history.element.id = "history-panel";
-  history.element.hidden = true;
   // Without a tracker there is neither panel nor badges (and nothing is asked of the tracker routes).
   let tracker: TrackerPanel | undefined;
   const badges = info?.tracker ? ticketBadges({ client, doc, onTokenRejected: () => tracker?.logOut("The tracker session ended: log in again.") }) : undefined;
   if (info?.tracker && badges) tracker = trackerPanel({ client, doc, editor: (): BoundEditor => editor, trackerWeb: info.trackerWeb, badges });
+  const conflicts = conflictView(() => editor, () => doc.deleted);
+  const layout = h("div", { class: "doc-layout" });
+  // With every panel closed the editor takes the whole width.
+  const toggles = panelToggles(
+    [
+      { label: "History", element: history.element, shown: history.shown, hidden: history.hidden },
+      ...(tracker ? [{ label: "Tracker", element: tracker.element, open: true }] : []),
+    ],
+    (open) => layout.classList.toggle("no-panels", open === 0),
+  );
 
   const header = h(
     "header",
@@ -78,18 +73,18 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
     sync.element,
     h("div", { class: "name-row" }, h("label", { for: "display-name" }, "Your name"), name),
   );
-  const toolbar = h("div", { class: "toolbar", role: "group", "aria-label": "Document actions" }, showHistory, remove);
+  const toolbar = h("div", { class: "toolbar", role: "group", "aria-label": "Document actions" }, ...toggles, remove);
+  const hint = "Enter starts a sibling node; Alt+→ / Alt+← indent and outdent; Ctrl+Z undoes your own edits; Tab leaves the editor; Escape closes a panel.";
   replace(
     root,
     header,
     banner,
-    h(
-      "div",
-      { class: "doc-layout" },
-      h("main", { class: "doc-main" }, toolbar, message, conflictView, editorHost, h("p", { class: "hint muted" }, "Enter starts a sibling node; Alt+→ / Alt+← indent and outdent; Ctrl+Z undoes your own edits; Tab leaves the editor.")),
-      h("aside", { class: "side", "aria-label": "Panels" }, history.element, tracker?.element),
-    ),
+    layout,
   );
+  append(layout, [
+    h("main", { class: "doc-main" }, toolbar, message, conflicts.element, editorHost, h("p", { class: "hint muted" }, hint)),
+    h("aside", { class: "side", "aria-label": "Panels" }, history.element, tracker?.element),
+  ]);
 
   // The tracker panel follows the cursor's line, but only once the line has settled (not per keystroke).
   let lastShown = "";
@@ -110,9 +105,13 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
   const editor = bindEditor(editorHost, doc, { onCursorLine: followLine, label: `Text of ${doc.title}`, extensions: badges ? [badges.extension] : [] });
   badges?.attach(editor.view);
 
+  /** The banner of a deleted document; "Undo" when this page deleted it just now. */
+  let deletedHere = false;
   const showDeleted = () => {
     sync.show("deleted");
-    const restore = h("button", { type: "button" }, "Restore");
+    if (!banner.hidden) return;
+    const undo = deletedHere;
+    const restore = h("button", { type: "button" }, undo ? "Undo" : "Restore");
     restore.addEventListener("click", () => {
       restore.disabled = true;
       client.restore(doc.id).catch((error: unknown) => {
@@ -120,12 +119,14 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
         restore.disabled = false;
       });
     });
-    replace(banner, h("span", {}, "This document was deleted — "), restore);
+    replace(banner, h("span", {}, undo ? "You deleted this document — " : "This document was deleted — "), restore);
     banner.hidden = false;
     editor.setReadOnly(true);
     remove.disabled = true;
+    if (undo) restore.focus();
   };
   const showRestored = () => {
+    deletedHere = false;
     banner.hidden = true;
     replace(banner);
     editor.setReadOnly(false);
@@ -133,36 +134,15 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
     sync.show(doc.status);
     message.textContent = "The document was restored.";
   };
-  const showConflict = (conflict: Conflict) => {
-    editor.setReadOnly(true);
-    const choose = (choice: "theirs" | "mine") => () => {
-      conflictView.hidden = true;
-      replace(conflictView);
-      conflict.resolve(choice);
-      editor.setReadOnly(doc.deleted);
-      editor.view.focus();
-    };
-    replace(
-      conflictView,
-      h("h2", { id: "conflict-heading", tabindex: -1 }, "Someone changed the same lines"),
-      h("p", {}, "Your edit and theirs overlap. Choose which text to keep; the other is dropped."),
-      h(
-        "div",
-        { class: "conflict-texts" },
-        h("figure", {}, h("figcaption", {}, "Theirs (on the service)"), h("pre", { class: "theirs" }, conflict.theirs)),
-        h("figure", {}, h("figcaption", {}, "Mine (this page)"), h("pre", { class: "mine" }, conflict.mine)),
-      ),
-      h("div", { class: "row" }, h("button", { type: "button", onclick: choose("theirs") }, "Keep theirs"), h("button", { type: "button", onclick: choose("mine") }, "Keep mine")),
-    );
-    conflictView.hidden = false;
-    conflictView.querySelector<HTMLElement>("h2")?.focus();
-  };
 
   sync.show(doc.deleted ? "deleted" : doc.status);
+  sync.keep(store.keeping);
+  store.onKeeping((keeping) => sync.keep(keeping));
+  if (store.waiting > 0) message.textContent = "Unsent edits from another closed page of this document are kept in this browser: reload to send them.";
   doc.on("status", (status) => (doc.deleted ? sync.show("deleted") : sync.show(status)));
   doc.on("deleted", showDeleted);
   doc.on("restored", showRestored);
-  doc.on("conflict", showConflict);
+  doc.on("conflict", conflicts.show);
   doc.on("error", (error) => (message.textContent = messageOf(error)));
   doc.on("title", (next) => {
     if (document.activeElement !== title) title.value = next;
@@ -170,6 +150,7 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
     rememberDocument(doc.id, next);
   });
   if (doc.deleted) showDeleted();
+  else editor.view.focus();
 
   rename.addEventListener("click", () => {
     const next = title.value.trim();
@@ -189,18 +170,23 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
     setDisplayName(chosen);
     doc.setDisplayName(chosen === "" ? undefined : chosen);
   });
-  showHistory.addEventListener("click", () => {
-    const open = history.element.hidden;
-    history.element.hidden = !open;
-    showHistory.setAttribute("aria-expanded", String(open));
-    if (open) void history.refresh();
-  });
+  // No confirmation: the banner offers the way back at once (history and text survive a delete).
   remove.addEventListener("click", () => {
     remove.disabled = true;
-    client.deleteDocument(doc.id).catch((error: unknown) => {
-      message.textContent = `Could not delete: ${messageOf(error)}`;
-      remove.disabled = false;
-    });
+    deletedHere = true;
+    // The banner comes at once; the feed's DELETED event finds it there.
+    client
+      .deleteDocument(doc.id)
+      .then(showDeleted)
+      .catch((error: unknown) => {
+        deletedHere = false;
+        message.textContent = `Could not delete: ${messageOf(error)}`;
+        remove.disabled = false;
+      });
+  });
+  // Edits that storage refused live in this page only: the browser asks before it is closed.
+  window.addEventListener("beforeunload", (event) => {
+    if (store.keeping === "not-kept" && doc.status !== "synced") event.preventDefault();
   });
   window.addEventListener("pagehide", () => {
     badges?.destroy();

@@ -1,11 +1,11 @@
 /**
  * CodeMirror 6 bound to the client's LiveDocument. Local edits hand the whole text to doc.setText;
  * a remote change arrives as line ops against the text the editor shows, becomes one transaction of
- * character changes (line-changes.ts) marked as remote so it is not sent back, and CodeMirror maps the
- * local cursor and selection through it.
+ * minimal character changes (line-changes.ts) marked as remote so it is not sent back, and CodeMirror
+ * maps the local cursor and selection through it. The keys are in editor-keys.ts.
  */
-import { history, historyKeymap } from "@codemirror/commands";
-import { Annotation, Compartment, EditorSelection, EditorState, RangeSetBuilder, Transaction, type Extension } from "@codemirror/state";
+import { history } from "@codemirror/commands";
+import { Annotation, Compartment, EditorState, RangeSetBuilder, Transaction, type Extension } from "@codemirror/state";
 import {
   Decoration,
   EditorView,
@@ -18,48 +18,14 @@ import {
   type ViewUpdate,
 } from "@codemirror/view";
 import type { LiveDocument, TextChange } from "../src/client/index.js";
-import { toCharChanges } from "./line-changes.js";
+import { diffLines, splitLines, toLineOperation } from "../src/core/index.js";
+import { charChanges } from "./char-diff.js";
+import { outlineKeymap } from "./editor-keys.js";
+import { toMinimalChanges } from "./line-changes.js";
 import { parseLine } from "./outline.js";
 
 /** Marks a transaction that brings the document's own text in: it must not go out as a local edit. */
 const fromDocument = Annotation.define<boolean>();
-
-
-/** Enter keeps the indentation of the current line, so that a new node becomes a sibling. */
-function newlineKeepingIndent(view: EditorView): boolean {
-  if (view.state.readOnly) return false;
-  view.dispatch(
-    view.state.changeByRange((range) => {
-      const line = view.state.doc.lineAt(range.from);
-      const indent = /^[ \t]*/.exec(line.text)?.[0] ?? "";
-      const insert = `\n${indent.slice(0, Math.max(0, range.from - line.from))}`;
-      return { changes: { from: range.from, to: range.to, insert }, range: EditorSelection.cursor(range.from + insert.length) };
-    }),
-    { scrollIntoView: true, userEvent: "input" },
-  );
-  return true;
-}
-
-/** Indents (or outdents) the selected lines by two spaces: Alt+→ / Alt+← (Tab stays the way out of the editor). */
-function shiftLines(view: EditorView, by: 1 | -1): boolean {
-  if (view.state.readOnly) return false;
-  const changes: { from: number; to?: number; insert?: string }[] = [];
-  const seen = new Set<number>();
-  for (const range of view.state.selection.ranges) {
-    for (let at = view.state.doc.lineAt(range.from).number; at <= view.state.doc.lineAt(range.to).number; at++) {
-      if (seen.has(at)) continue;
-      seen.add(at);
-      const line = view.state.doc.line(at);
-      if (by === 1) changes.push({ from: line.from, insert: "  " });
-      else {
-        const remove = /^ {1,2}|^\t/.exec(line.text)?.[0].length ?? 0;
-        if (remove > 0) changes.push({ from: line.from, to: line.from + remove });
-      }
-    }
-  }
-  view.dispatch({ changes, userEvent: by === 1 ? "input.indent" : "delete.dedent" });
-  return true;
-}
 
 const ticketMark = Decoration.mark({ class: "cm-ticket-link" });
 const openBox = Decoration.mark({ class: "cm-box" });
@@ -121,12 +87,7 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
     // Undo reverts only the local author's edits: remote ones come in with addToHistory false, and
     // CodeMirror maps the undo steps over them, so an undo reverts one's own change where it now is.
     history(),
-    keymap.of([
-      { key: "Enter", run: newlineKeepingIndent },
-      { key: "Alt-ArrowRight", run: (view) => shiftLines(view, 1) },
-      { key: "Alt-ArrowLeft", run: (view) => shiftLines(view, -1) },
-      ...historyKeymap,
-    ]),
+    keymap.of(outlineKeymap),
     outlineHighlighter,
     ...(options.extensions ?? []),
     readOnly.of([EditorState.readOnly.of(doc.deleted), EditorView.editable.of(!doc.deleted)]),
@@ -146,12 +107,14 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
 
   // Any change of the document's text the editor does not show yet (remote edits, a conflict resolved,
   // a restore) comes in here; a local change is the editor's own text already.
+  // The changes are cut down to the characters that differ, so that CodeMirror maps the cursor of
+  // someone typing in the same line past a co-author's word instead of to a replaced line's end.
   const unsubscribe = doc.on("change", (change: TextChange) => {
     const shown = view.state.doc.toString();
     if (shown === change.text) return;
-    const changes = shown === change.previousText ? toCharChanges(change.previousText, change.ops) : [{ from: 0, to: shown.length, insert: change.text }];
-    view.dispatch({ changes, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
-    // The ops describe previousText → text; a mismatch would mean the two drifted apart: take the text.
+    // The ops describe previousText → text; should the editor show another text, its own diff serves.
+    const ops = shown === change.previousText ? change.ops : diffLines(splitLines(shown), splitLines(change.text)).map(toLineOperation);
+    view.dispatch({ changes: toMinimalChanges(shown, ops), annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     if (view.state.doc.toString() !== doc.text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc.text }, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     }
@@ -170,7 +133,7 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
         const line = view.state.doc.line(k + 1);
         if (!matches(line.text)) continue;
         const text = edit(line.text);
-        if (text !== line.text) view.dispatch({ changes: { from: line.from, to: line.to, insert: text }, userEvent: "input" });
+        if (text !== line.text) view.dispatch({ changes: charChanges(line.text, text, line.from), userEvent: "input" });
         return true;
       }
       return false;

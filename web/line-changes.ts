@@ -5,12 +5,9 @@
  * a text is its lines joined by "\n". Pure: no DOM, no editor.
  */
 import type { LineOperation } from "../src/core/index.js";
+import { charChanges, type CharChange } from "./char-diff.js";
 
-export interface CharChange {
-  from: number;
-  to: number;
-  insert: string;
-}
+export type { CharChange };
 
 interface Span {
   index: number;
@@ -61,6 +58,15 @@ export function toCharChanges(previous: string, ops: readonly LineOperation[]): 
     }
   }
   return changes;
+}
+
+/**
+ * The same changes cut down to the characters that differ (web/char-diff.ts): a co-author's word
+ * typed into the line where the cursor is becomes an insertion of that word, not a new line, so the
+ * cursor stays where the person types.
+ */
+export function toMinimalChanges(previous: string, ops: readonly LineOperation[]): CharChange[] {
+  return toCharChanges(previous, ops).flatMap((change) => charChanges(previous.slice(change.from, change.to), change.insert, change.from));
 }
 
 /** Applies character changes (sorted, against one text) to that text; for tests and checks. */

@@ -1,21 +1,53 @@
-/** The sync indicator: a fixed-width live region, so that its changes are announced and never move the layout. */
+/**
+ * The sync indicator: a fixed-width live region, so that its changes are announced and never move
+ * the layout. Its words are true at every moment: "Saved" only when nothing is unsent, and "kept on
+ * this device" only while the unsent edits really are in this browser's storage (pending-store.ts).
+ */
 import type { SyncStatus } from "../src/client/index.js";
 import { h } from "./dom.js";
+import type { Keeping } from "./pending-store.js";
 
-const LABELS: Record<SyncStatus, string> = {
-  synced: "Saved",
-  syncing: "Saving…",
-  offline: "Offline — edits kept",
-  conflict: "Conflict",
+const OFFLINE: Record<Keeping, string> = {
+  none: "Offline",
+  kept: "Offline — edits kept on this device",
+  "not-kept": "Offline — keep this page open",
 };
 
-export function syncIndicator(): { element: HTMLElement; show(status: SyncStatus | "deleted"): void } {
-  const element = h("span", { class: "sync", role: "status", "aria-live": "polite", "data-status": "syncing" }, "Loading…");
+function label(status: SyncStatus | "deleted", keeping: Keeping): string {
+  switch (status) {
+    case "deleted":
+      return "Deleted";
+    case "synced":
+      return "Saved";
+    case "syncing":
+      return "Saving…";
+    case "offline":
+      return OFFLINE[keeping];
+    case "conflict":
+      return "Conflict";
+  }
+}
+
+export function syncIndicator(): { element: HTMLElement; show(status: SyncStatus | "deleted"): void; keep(keeping: Keeping): void } {
+  const element = h("span", { class: "sync", role: "status", "aria-live": "polite", "data-status": "syncing", "data-keeping": "none" }, "Loading…");
+  let status: SyncStatus | "deleted" | undefined;
+  let keeping: Keeping = "none";
+  const render = () => {
+    if (status === undefined) return;
+    element.dataset.status = status;
+    element.dataset.keeping = keeping;
+    element.textContent = label(status, keeping);
+    element.title = element.textContent;
+  };
   return {
     element,
-    show(status) {
-      element.dataset.status = status;
-      element.textContent = status === "deleted" ? "Deleted" : LABELS[status];
+    show(next) {
+      status = next;
+      render();
+    },
+    keep(next) {
+      keeping = next;
+      render();
     },
   };
 }

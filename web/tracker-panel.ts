@@ -35,7 +35,7 @@ export function trackerPanel(context: Context): TrackerPanel {
   const { client, doc } = context;
   const body = h("div", { class: "tracker-body" });
   const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
-  const element = h("section", { class: "panel tracker", "aria-labelledby": "tracker-heading" }, h("h2", { id: "tracker-heading" }, "Tracker"), body, status);
+  const element = h("section", { class: "panel tracker", "aria-labelledby": "tracker-heading" }, h("h2", { id: "tracker-heading", tabindex: -1 }, "Tracker"), body, status);
   const projects = new Map<string, number>();
   const statuses = new Map<string, TrackerStatus[]>();
   let session = trackerSession();

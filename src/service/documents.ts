@@ -84,7 +84,7 @@ export class DocumentService {
         throw new ServiceError("version-conflict", `expectedVersion ${input.expectedVersion} is not the current version ${head.version}`);
       }
       const ops = diffLines(await doc.lines(), lines);
-      await doc.commit({ changeType: "UPDATED", milestone: true, title, lines, text: input.content, ops, deleted: false });
+      await doc.commit({ changeType: "UPDATED", milestone: true, title, lines, text: input.content, ops, deleted: false, keepsPrevious: true });
       return view(doc, input.content);
     });
   }
@@ -113,7 +113,7 @@ export class DocumentService {
         if (!record || !text) throw new ServiceError("not-found", `version ${target} of document ${id} was compacted`);
         const ops = diffLines(await doc.lines(), text.lines);
         const changeType = head.deleted ? "RESTORED" : "ROLLED_BACK";
-        await doc.commit({ changeType, milestone: true, title: record.title, lines: text.lines, text: text.text, ops, deleted: false });
+        await doc.commit({ changeType, milestone: true, title: record.title, lines: text.lines, text: text.text, ops, deleted: false, keepsPrevious: true });
         return view(doc, text.text);
       },
       { allowDeleted: true },

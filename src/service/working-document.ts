@@ -20,6 +20,12 @@ export interface VersionDraft {
   deleted: boolean;
   clientId?: string;
   displayName?: string;
+  /**
+   * A whole-text change (PUT, restore, rollback): the version it replaces becomes a milestone first,
+   * as after a write pause, so that no user action makes the text before it unreachable
+   * (docs/interface.md#whole-text-changes).
+   */
+  keepsPrevious?: boolean;
 }
 
 /** The rules the working document applies on every commit. */
@@ -221,7 +227,7 @@ export class WorkingDocument implements TextSource {
     const checksum = checksumOf(text, this.policy.sha256);
 
     const recent = this.ownRecent(current);
-    if (previous && current && !current.milestone && now - previous.updatedAt >= this.policy.pauseMs) {
+    if (previous && current && !current.milestone && (draft.keepsPrevious === true || now - previous.updatedAt >= this.policy.pauseMs)) {
       this.tx.markMilestone(previous.version, current.text);
       const promoted = this.staged.find((record) => record.version === previous.version);
       if (promoted) promoted.milestone = true;

@@ -1,114 +1,41 @@
 /**
  * The editor page in a real browser (Debian's chromium through playwright-core) against the real
- * service on 127.0.0.1: two authors typing at once, a conflict, delete and restore seen by another
- * page, and the tracker actions against the fake Taiga. Skipped with a message without a browser;
- * failing in CI, where .ci/run installs it. Screenshots go to docs/screenshots.
+ * service on 127.0.0.1: two authors typing at once, a conflict, and the tracker actions against the
+ * fake Taiga. Skipped with a message without a browser; failing in CI, where .ci/run installs it.
+ * Screenshots go to docs/screenshots (e2e-world.ts). Unsent edits: editor-persistence.test.ts;
+ * history, rollback and delete: editor-history.test.ts; the keyboard: editor-keyboard.test.ts.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeTaiga } from "../../src/demo/fake-taiga.js";
-import { seedWorld, type TrackerWorld } from "../support/tracker-harness.js";
-import { CHROMIUM, CHROMIUM_ARGS, browserFound, buildPage, createDocument, editorText, eventually, expectConverged, sideBySide, startService } from "./e2e-support.js";
+import { describe, expect, it } from "vitest";
+import { browserFound, createDocument, editorText, eventually, expectConverged, sideBySide, startService } from "./e2e-support.js";
+import { TRACKER_WEB, cursorAt, requireBrowser, useEditorWorld } from "./e2e-world.js";
 
-/**
- * Where the screenshots go: docs/screenshots with UPDATE_SCREENSHOTS=1 (to commit them), else the
- * temporary build folder, so that a test run leaves the working tree as it was.
- */
-const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
-let SHOTS = join(import.meta.dirname, "..", "..", "docs", "screenshots");
-const TRACKER_WEB = "https://tracker.example.test";
-
-if (!browserFound) {
-  if (process.env.CI) {
-    it("finds chromium (CI installs it)", () => {
-      throw new Error(`no browser at ${CHROMIUM}: the editor's end-to-end tests must run in CI`);
-    });
-  } else {
-    console.warn(`test/e2e/editor.test.ts: skipped, no browser at ${CHROMIUM}`);
-  }
-}
+requireBrowser("test/e2e/editor.test.ts");
 
 describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 }, () => {
-  let page: Awaited<ReturnType<typeof buildPage>>;
-  let service: { app: FastifyInstance; url: string };
-  let fake: FakeTaiga;
-  let world: TrackerWorld;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  /** Uncaught errors of any page: a test fails on them. */
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    fake = await FakeTaiga.start();
-    world = seedWorld(fake);
-    page = await buildPage();
-    if (!UPDATE_SCREENSHOTS) SHOTS = join(page.root, "screenshots");
-    mkdirSync(SHOTS, { recursive: true });
-    service = await startService(page.root, { apiUrl: fake.apiUrl, webUrl: TRACKER_WEB });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  }, 90_000);
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-    expect(pageErrors.splice(0)).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await service?.app.close();
-    await fake?.close();
-    page?.dispose();
-  });
-
-  /** A page of its own browser context (its own localStorage), opened on the document, with a display name. */
-  async function author(id: string, name: string, viewport = { width: 1100, height: 720 }): Promise<{ tab: Page; context: BrowserContext; openedInMs: number }> {
-    const context = await browser.newContext({ viewport });
-    contexts.push(context);
-    await context.addInitScript(`window.localStorage.setItem("folio.displayName", ${JSON.stringify(name)})`);
-    const tab = await context.newPage();
-    tab.on("pageerror", (error) => pageErrors.push(`${name}: ${error.message}`));
-    tab.on("console", (message) => {
-      if (message.text().includes("Content Security Policy")) pageErrors.push(`${name}: ${message.text()}`);
-    });
-    const started = Date.now();
-    await tab.goto(`${service.url}/d/${id}`);
-    await tab.locator('.cm-content[contenteditable="true"]').waitFor({ timeout: 10_000 });
-    const openedInMs = Date.now() - started;
-    await eventually(() => tab.locator(".sync").getAttribute("data-status"), (status) => status === "synced");
-    return { tab, context, openedInMs };
-  }
-
-  /** Puts the cursor at the end (or start) of line `index` (0-based). */
-  async function cursorAt(tab: Page, index: number, where: "End" | "Home"): Promise<void> {
-    await tab.locator(".cm-line").nth(index).click();
-    await tab.keyboard.press(where);
-  }
+  const w = useEditorWorld({ tracker: true });
+  const author = (id: string, name: string, viewport?: { width: number; height: number }) => w.author(id, name, viewport);
 
   it("serves the start page, which creates a document and lists it as recently opened", async () => {
-    const context = await browser.newContext({ viewport: { width: 360, height: 640 } });
-    contexts.push(context);
+    const context = await w.context({ viewport: { width: 360, height: 640 } });
     const tab = await context.newPage();
-    tab.on("pageerror", (error) => pageErrors.push(`start page: ${error.message}`));
-    await tab.goto(`${service.url}/`);
+    await tab.goto(`${w.service.url}/`);
     await tab.getByLabel("Title").fill("Launch plan");
     await tab.getByRole("button", { name: "Create document" }).click();
     await tab.waitForURL(/\/d\/[0-9a-f-]{36}$/);
     await tab.locator('.cm-content[contenteditable="true"]').waitFor();
-    await tab.goto(`${service.url}/`);
+    await tab.goto(`${w.service.url}/`);
     await expect.poll(() => tab.locator(".recent-list a").allTextContents()).toEqual(["Launch plan"]);
     const scrollWidth = await tab.evaluate<number>("document.documentElement.scrollWidth");
     expect(scrollWidth).toBeLessThanOrEqual(360);
   });
 
   it("merges two authors typing at once in different lines and in the same line", async () => {
-    const id = await createDocument(service.url, "Release plan", "Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
+    const id = await createDocument(w.service.url, "Release plan", "Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
     const ada = await author(id, "Ada", { width: 1000, height: 640 });
     const grace = await author(id, "Grace", { width: 360, height: 640 });
     console.log(`time from navigation to an editable document: ${ada.openedInMs} ms (first page), ${grace.openedInMs} ms (second)`);
-    console.log(`page bundle: ${page.bundle.js} bytes of JavaScript (${page.bundle.jsGzip} gzipped), ${page.bundle.css} bytes of CSS`);
+    console.log(`page bundle: ${w.page.bundle.js} bytes of JavaScript (${w.page.bundle.jsGzip} gzipped), ${w.page.bundle.css} bytes of CSS`);
 
     await cursorAt(ada.tab, 1, "End");
     await cursorAt(grace.tab, 3, "End");
@@ -116,7 +43,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     const topBefore = await editorTop();
     expect(topBefore).toBeGreaterThan(100);
     await Promise.all([ada.tab.keyboard.type(" (Ada)", { delay: 25 }), grace.tab.keyboard.type(" on Monday", { delay: 25 })]);
-    const first = await expectConverged(service.url, id, [ada.tab, grace.tab]);
+    const first = await expectConverged(w.service.url, id, [ada.tab, grace.tab]);
     // Saving… and Saved came and went while typing: nothing above the editor moved.
     expect(await editorTop()).toEqual(topBefore);
     expect(first).toEqual("Release 2.0\n  [x] Write notes (Ada)\n  [ ] Test upgrade\n  [ ] Announce on Monday");
@@ -126,7 +53,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await cursorAt(ada.tab, 2, "End");
     await ada.tab.keyboard.press("Enter");
     await ada.tab.keyboard.type("  staging first");
-    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual(
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual(
       "Release 2.0\n  [x] Write notes (Ada)\n  [ ] Test upgrade\n    staging first\n  [ ] Announce on Monday!",
     );
 
@@ -145,21 +72,21 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await cursorAt(grace.tab, 4, "End");
     await grace.tab.evaluate("window.scrollTo(0, 0)");
     await sideBySide(
-      browser,
+      w.browser,
       [
         { caption: "Ada, 1000 px wide", png: await ada.tab.screenshot() },
         { caption: "Grace, 360 px wide", png: await grace.tab.screenshot() },
       ],
-      join(SHOTS, "editor-two-authors.png"),
+      join(w.shots, "editor-two-authors.png"),
     );
     expect(await grace.tab.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
     await ada.tab.getByRole("button", { name: "View version" }).last().click();
     expect(await ada.tab.locator(".version-text").textContent()).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
-    await ada.tab.screenshot({ path: join(SHOTS, "history-panel.png"), fullPage: true });
+    await ada.tab.screenshot({ path: join(w.shots, "history-panel.png"), fullPage: true });
 
     // Rolling back to version 1 brings its text to both pages.
     await ada.tab.getByRole("button", { name: "Roll back to version 1" }).click();
-    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
 
     // The same line at once: overlapping edits of one line are a conflict for the page whose patch
     // came second; it keeps its own text here. Then every page and the service hold one text.
@@ -176,69 +103,68 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
       },
       (statuses) => statuses.every((status) => status === "synced"),
     );
-    const second = (await expectConverged(service.url, id, [ada.tab, grace.tab])).split("\n");
+    const second = (await expectConverged(w.service.url, id, [ada.tab, grace.tab])).split("\n");
     expect([second.length, second[0], second[1], second[3]]).toEqual([4, "Release 2.0", "  [x] Write notes", "  [ ] Announce"]);
     expect(second[2]).toMatch(/^ {2}\[ \] Test upgrade/);
     console.log(`the same line typed at once ended as ${JSON.stringify(second[2])}`);
   });
 
   it("shows a conflict with both texts and keeps the chosen one", async () => {
-    const id = await createDocument(service.url, "Conflict", "alpha\nbeta\ngamma");
+    const id = await createDocument(w.service.url, "Conflict", "alpha\nbeta\ngamma");
     const ada = await author(id, "Ada");
     const grace = await author(id, "Grace");
 
     await grace.context.setOffline(true);
     await cursorAt(grace.tab, 1, "End");
     await grace.tab.keyboard.type(" by Grace");
-    await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept");
+    await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
     await cursorAt(ada.tab, 1, "End");
     await ada.tab.keyboard.type(" by Ada");
-    await expectConverged(service.url, id, [ada.tab]);
+    await expectConverged(w.service.url, id, [ada.tab]);
     await grace.context.setOffline(false);
 
     const conflict = grace.tab.locator(".conflict");
     await conflict.waitFor({ timeout: 15_000 });
     expect(await conflict.locator("pre.theirs").textContent()).toEqual("alpha\nbeta by Ada\ngamma");
     expect(await conflict.locator("pre.mine").textContent()).toEqual("alpha\nbeta by Grace\ngamma");
-    await grace.tab.screenshot({ path: join(SHOTS, "conflict.png") });
+    await grace.tab.screenshot({ path: join(w.shots, "conflict.png") });
     await grace.tab.getByRole("button", { name: "Keep mine" }).click();
-    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma");
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma");
 
     // Once more, and now Grace keeps theirs: her edit is gone, every text is the service's.
     await grace.context.setOffline(true);
     await cursorAt(grace.tab, 2, "End");
     await grace.tab.keyboard.type(" (Grace again)");
-    await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept");
+    await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
     await cursorAt(ada.tab, 2, "End");
     await ada.tab.keyboard.type(" (Ada again)");
-    await expectConverged(service.url, id, [ada.tab]);
+    await expectConverged(w.service.url, id, [ada.tab]);
     await grace.context.setOffline(false);
     await conflict.waitFor({ timeout: 15_000 });
     expect(await conflict.locator("pre.mine").textContent()).toEqual("alpha\nbeta by Grace\ngamma (Grace again)");
     await grace.tab.getByRole("button", { name: "Keep theirs" }).click();
-    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma (Ada again)");
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma (Ada again)");
     expect(await grace.tab.locator(".conflict").isVisible()).toEqual(false);
   });
 
   it("shows no tracker panel and no badges when the service has no tracker", async () => {
-    const bare = await startService(page.root);
+    const bare = await startService(w.page.root);
     try {
-      const created = await createDocument(bare.url, "No tracker", `Sprint &tracker.alice-folio\n  [ ] Login page #US-${world.story.ref}`);
-      const context = await browser.newContext({ viewport: { width: 1100, height: 720 } });
-      contexts.push(context);
+      const created = await createDocument(bare.url, "No tracker", `Sprint &tracker.alice-folio\n  [ ] Login page #US-${w.tracker!.story.ref}`);
+      const context = await w.context({ viewport: { width: 1100, height: 720 } });
       // A tracker session left in the tab: the page must still ask no tracker anything.
-      await context.addInitScript(`sessionStorage.setItem("folio.trackerSession", ${JSON.stringify(JSON.stringify({ authToken: world.token, username: "alice", userId: world.alice.id }))})`);
+      await context.addInitScript(`if (location.protocol === "http:") sessionStorage.setItem("folio.trackerSession", ${JSON.stringify(JSON.stringify({ authToken: w.tracker!.token, username: "alice", userId: w.tracker!.alice.id }))})`);
       const tab = await context.newPage();
-      tab.on("pageerror", (error) => pageErrors.push(`no tracker: ${error.message}`));
       const asked: string[] = [];
       tab.on("request", (request) => asked.push(new URL(request.url()).pathname));
       await tab.goto(`${bare.url}/d/${created}`);
       await tab.locator('.cm-content[contenteditable="true"]').waitFor();
       await cursorAt(tab, 1, "End");
       await tab.keyboard.type(" soon");
-      expect(await expectConverged(bare.url, created, [tab])).toEqual(`Sprint &tracker.alice-folio\n  [ ] Login page #US-${world.story.ref} soon`);
-      expect(await tab.locator(".side").isVisible()).toEqual(true);
-      expect([await tab.locator(".tracker").count(), await tab.locator(".cm-ticket-badge").count()]).toEqual([0, 0]);
+      expect(await expectConverged(bare.url, created, [tab])).toEqual(`Sprint &tracker.alice-folio\n  [ ] Login page #US-${w.tracker!.story.ref} soon`);
+      // No Tracker button and no panel open: the editor has the whole width.
+      expect(await tab.locator(".side").isVisible()).toEqual(false);
+      expect([await tab.locator(".tracker").count(), await tab.getByRole("button", { name: "Tracker" }).count(), await tab.locator(".cm-ticket-badge").count()]).toEqual([0, 0, 0]);
       expect(asked.filter((path) => path.includes("/tracker"))).toEqual([]);
       expect(asked).toContain("/api/v1/info");
     } finally {
@@ -246,55 +172,15 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     }
   });
 
-  it("shows the deleted banner on every open page, and a restore brings both back", async () => {
-    const id = await createDocument(service.url, "Doomed", "keep me");
-    const ada = await author(id, "Ada");
-    const grace = await author(id, "Grace");
-
-    // A rename shows on the other page too.
-    await ada.tab.getByLabel("Document title").fill("Doomed plan");
-    await ada.tab.getByRole("button", { name: "Rename" }).click();
-    await expect.poll(() => grace.tab.getByLabel("Document title").inputValue(), { timeout: 10_000 }).toEqual("Doomed plan");
-
-    await ada.tab.getByRole("button", { name: "Delete" }).click();
-    for (const tab of [ada.tab, grace.tab]) {
-      await tab.locator(".banner").getByText("This document was deleted").waitFor({ timeout: 10_000 });
-      expect(await tab.locator(".cm-content").getAttribute("contenteditable")).toEqual("false");
-    }
-    // Opened afresh by its link, a deleted document says so and offers the restore.
-    const late = await browser.newContext();
-    contexts.push(late);
-    const lateTab = await late.newPage();
-    await lateTab.goto(`${service.url}/d/${id}`);
-    await lateTab.getByRole("heading", { name: "No such document" }).waitFor();
-    expect(await lateTab.getByRole("button", { name: "Restore it" }).isVisible()).toEqual(true);
-
-    await grace.tab.locator(".banner").getByRole("button", { name: "Restore" }).click();
-    for (const tab of [ada.tab, grace.tab]) {
-      await tab.locator(".banner").waitFor({ state: "hidden", timeout: 10_000 });
-      await tab.locator('.cm-content[contenteditable="true"]').waitFor();
-    }
-    await cursorAt(ada.tab, 0, "End");
-    await ada.tab.keyboard.type(" again");
-    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me again");
-    // Undo and redo take back one's own typing, and the other page follows.
-    await grace.tab.keyboard.press("Control+z");
-    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me again");
-    await ada.tab.keyboard.press("Control+z");
-    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me");
-    await ada.tab.keyboard.press("Control+Shift+Z");
-    expect(await expectConverged(service.url, id, [ada.tab, grace.tab])).toEqual("keep me again");
-  });
-
   it("logs in to the tracker, shows badges, creates a story from a line, shows its status and moves it", async () => {
     // Two lines already link tickets: the seeded story (in progress, Bob's) and its task, closed and
     // Alice's, whose line still has an open box.
-    const closedTask = world.project.statuses.tasks.find((status) => status.isClosed)!;
-    fake.editTicket(world.task, { status: closedTask.id, assignedTo: world.alice.id });
-    const storyLink = `#US-${world.story.ref}`;
-    const taskLink = `#T-${world.task.ref}`;
+    const closedTask = w.tracker!.project.statuses.tasks.find((status) => status.isClosed)!;
+    w.fake!.editTicket(w.tracker!.task, { status: closedTask.id, assignedTo: w.tracker!.alice.id });
+    const storyLink = `#US-${w.tracker!.story.ref}`;
+    const taskLink = `#T-${w.tracker!.task.ref}`;
     const id = await createDocument(
-      service.url,
+      w.service.url,
       "Tracker",
       `Sprint &tracker.alice-folio\n  [ ] Sign-up form\n    Validate the e-mail\n  Login page ${storyLink}\n    [ ] Write the form ${taskLink}`,
     );
@@ -302,11 +188,11 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     const tab = ada.tab;
     const badge = (line: number) => tab.locator(".cm-line").nth(line).locator(".cm-ticket-badge");
     const badges = () => tab.locator(".cm-ticket-badge").evaluateAll((found) => found.length);
-    const lookups = (ref: number) => fake.requests.filter((request) => request.path.endsWith("/by_ref") && request.query.ref === String(ref)).length;
+    const lookups = (ref: number) => w.fake!.requests.filter((request) => request.path.endsWith("/by_ref") && request.query.ref === String(ref)).length;
     expect(await badges()).toEqual(0);
     const heightBefore = await tab.locator(".cm-line").nth(3).evaluate((line) => (line as unknown as { offsetHeight: number }).offsetHeight);
 
-    await tab.getByLabel("Tracker user").fill(world.alice.username);
+    await tab.getByLabel("Tracker user").fill(w.tracker!.alice.username);
     await tab.getByLabel("Password").fill("s3cret-Pa55word");
     await tab.getByRole("button", { name: "Log in to the tracker" }).click();
     await tab.getByText("Logged in as Alice Liddell").first().waitFor();
@@ -320,10 +206,10 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
 
     // Logged in, both linked lines show their ticket's status and assignee at their end; the closed
     // task's badge says so, and its line's box is ticked through the live document (the service has it).
-    await expect.poll(() => badge(3).textContent(), { timeout: 10_000 }).toEqual(`${world.inProgress.name} · bob`);
+    await expect.poll(() => badge(3).textContent(), { timeout: 10_000 }).toEqual(`${w.tracker!.inProgress.name} · bob`);
     await expect.poll(() => badge(4).textContent(), { timeout: 10_000 }).toEqual(`${closedTask.name} · Alice Liddell`);
     expect([await badge(3).getAttribute("data-closed"), await badge(4).getAttribute("data-closed")]).toEqual(["false", "true"]);
-    expect(await expectConverged(service.url, id, [tab])).toEqual(
+    expect(await expectConverged(w.service.url, id, [tab])).toEqual(
       `Sprint &tracker.alice-folio\n  [ ] Sign-up form\n    Validate the e-mail\n  Login page ${storyLink}\n    [x] Write the form ${taskLink}`,
     );
     // Inline, in the line's own height: no line grew.
@@ -334,11 +220,11 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     // Typing on a linked line fetches nothing: the tickets are in the cache (the panel loads the
     // cursor's ticket once when the cursor arrives, and not again while the line's link stays).
     await cursorAt(tab, 3, "End");
-    await expect.poll(() => tab.locator(".ticket-summary strong").textContent()).toEqual(`Story #${world.story.ref}`);
-    const before = [lookups(world.story.ref), lookups(world.task.ref)];
+    await expect.poll(() => tab.locator(".ticket-summary strong").textContent()).toEqual(`Story #${w.tracker!.story.ref}`);
+    const before = [lookups(w.tracker!.story.ref), lookups(w.tracker!.task.ref)];
     expect(before.every((count) => count >= 1)).toEqual(true);
     await tab.keyboard.type(" (login)", { delay: 20 });
-    await expectConverged(service.url, id, [tab]);
+    await expectConverged(w.service.url, id, [tab]);
 
     await cursorAt(tab, 1, "End");
     await expect.poll(() => tab.locator(".tracker-body q").textContent()).toEqual("Sign-up form");
@@ -346,11 +232,11 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     const linked = await eventually(() => editorText(tab), (text) => /#US-\d+$/.test(text.split("\n")[1] ?? ""));
     const ref = Number(/#US-(\d+)$/.exec(linked.split("\n")[1] ?? "")?.[1]);
     expect(linked).toEqual(`Sprint &tracker.alice-folio\n  [ ] Sign-up form #US-${ref}\n    Validate the e-mail\n  Login page ${storyLink} (login)\n    [x] Write the form ${taskLink}`);
-    const created = fake.tickets.find((ticket) => ticket.ref === ref);
+    const created = w.fake!.tickets.find((ticket) => ticket.ref === ref);
     expect(created?.subject).toEqual("Sign-up form");
     // Once the text settles the new link gets its badge; the cached ones were not asked again.
     await expect.poll(() => badge(1).textContent(), { timeout: 10_000 }).toEqual("New");
-    expect([lookups(world.story.ref), lookups(world.task.ref)]).toEqual(before);
+    expect([lookups(w.tracker!.story.ref), lookups(w.tracker!.task.ref)]).toEqual(before);
 
     // A task on the line below belongs to the story node above it.
     await cursorAt(tab, 2, "End");
@@ -358,7 +244,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await tab.getByRole("button", { name: "Create task" }).click();
     const withTask = await eventually(() => editorText(tab), (text) => /#T-\d+$/.test(text.split("\n")[2] ?? ""));
     const taskRef = Number(/#T-(\d+)$/.exec(withTask.split("\n")[2] ?? "")?.[1]);
-    const task = fake.tickets.find((ticket) => ticket.ref === taskRef);
+    const task = w.fake!.tickets.find((ticket) => ticket.ref === taskRef);
     expect({ kind: task?.kind, subject: task?.subject, userStory: task?.userStory }).toEqual({ kind: "tasks", subject: "Validate the e-mail", userStory: created?.id });
 
     await cursorAt(tab, 1, "End");
@@ -367,31 +253,31 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     expect(await tab.getByRole("link", { name: "Open in the tracker" }).getAttribute("href")).toEqual(`${TRACKER_WEB}/project/alice-folio/us/${ref}`);
     // Someone moves the story in the tracker meanwhile: the page's write is refused by the tracker's
     // optimistic lock, the page says so, and a reload shows the ticket as it is now.
-    fake.editTicket(created!, { status: world.inProgress.id });
-    await tab.getByLabel("Move to column").selectOption({ label: world.done.name });
+    w.fake!.editTicket(created!, { status: w.tracker!.inProgress.id });
+    await tab.getByLabel("Move to column").selectOption({ label: w.tracker!.done.name });
     await tab.getByRole("button", { name: "Move" }).click();
     await tab.getByText("Changed meanwhile in the tracker — reload.").waitFor({ timeout: 10_000 });
     await tab.getByRole("button", { name: "Reload" }).click();
-    await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(world.inProgress.name);
+    await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(w.tracker!.inProgress.name);
 
     // By keyboard: the column list takes arrow keys (End: the last column), Tab reaches "Move".
     await tab.getByLabel("Move to column").focus();
     await tab.keyboard.press("End");
-    expect(await tab.getByLabel("Move to column").evaluate((select) => (select as unknown as { selectedOptions: { label: string }[] }).selectedOptions[0]?.label)).toEqual(world.done.name);
-    await tab.screenshot({ path: join(SHOTS, "tracker-menu.png") });
+    expect(await tab.getByLabel("Move to column").evaluate((select) => (select as unknown as { selectedOptions: { label: string }[] }).selectedOptions[0]?.label)).toEqual(w.tracker!.done.name);
+    await tab.screenshot({ path: join(w.shots, "tracker-menu.png") });
     await tab.keyboard.press("Tab");
     await tab.keyboard.press("Enter");
-    await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(world.done.name);
+    await expect.poll(() => tab.locator(".ticket-status").textContent(), { timeout: 10_000 }).toEqual(w.tracker!.done.name);
     // The moved story's badge follows at once, and its status box follows statusClosed, through the live document.
-    await expect.poll(() => badge(1).textContent()).toEqual(world.done.name);
+    await expect.poll(() => badge(1).textContent()).toEqual(w.tracker!.done.name);
     expect(await badge(1).getAttribute("data-closed")).toEqual("true");
-    expect(await expectConverged(service.url, id, [tab])).toEqual(
+    expect(await expectConverged(w.service.url, id, [tab])).toEqual(
       `Sprint &tracker.alice-folio\n  [x] Sign-up form #US-${ref}\n    Validate the e-mail #T-${taskRef}\n  Login page ${storyLink} (login)\n    [x] Write the form ${taskLink}`,
     );
     // At 360 px the badges stay within their lines and the page does not scroll sideways.
     await tab.setViewportSize({ width: 360, height: 640 });
     await tab.locator(".editor-host").scrollIntoViewIfNeeded();
     expect(await tab.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
-    await tab.screenshot({ path: join(SHOTS, "tracker-badges-360.png") });
+    await tab.screenshot({ path: join(w.shots, "tracker-badges-360.png") });
   });
 });

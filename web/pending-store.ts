@@ -1,0 +1,153 @@
+/**
+ * Unsent edits kept in this browser: the client's PendingStore (docs/editing-protocol.md,
+ * "Persistence") on localStorage, one entry per document and page (its clientId), so that a reload,
+ * a closed tab, a crash or an offline spell loses no typing, and a reopened page resends the patch
+ * in flight with the same clientId and seq.
+ *
+ * Why localStorage and not IndexedDB: the client saves on every edit without waiting (it cannot
+ * hold a keystroke), and the page may be closed at any moment after. A localStorage write is done
+ * when setItem returns, in order, and then belongs to the browser, not to the page; an IndexedDB
+ * transaction still running when the page goes away may be lost, and two in flight need ordering.
+ * The price is the quota (about 5 MB per origin): a save that does not fit is reported, and the
+ * page then says the edits are not kept (README, "The editor page").
+ *
+ * Each open page holds a Web Lock named after its clientId. An entry whose lock nobody holds belongs
+ * to a page that is gone: the next page of that document adopts it, lock and clientId included, so
+ * two pages never send with one clientId. Without Web Locks (a page served over plain HTTP to
+ * another host) a heartbeat in localStorage stands in for the lock (ownership.ts).
+ */
+import type { PendingStore, PersistedPending } from "../src/client/index.js";
+import { claim, owned } from "./ownership.js";
+
+const PREFIX = "folio.pending.";
+
+/** What the page can say about the unsent edits: none, kept in this browser, or not kept (storage refused). */
+export type Keeping = "none" | "kept" | "not-kept";
+
+export interface PageStore extends PendingStore {
+  /** The clientId this page sends with: the adopted entry's, or a fresh one. */
+  readonly clientId: string;
+  /** Unsent edits of this document from other pages that are gone, left for the next reload. */
+  readonly waiting: number;
+  readonly keeping: Keeping;
+  onKeeping(listener: (keeping: Keeping) => void): void;
+}
+
+interface Entry {
+  savedAt: number;
+  pending: PersistedPending;
+}
+
+function storage(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+function parse(raw: string | null): Entry | undefined {
+  try {
+    const entry = JSON.parse(raw ?? "null") as Entry | null;
+    const pending = entry?.pending;
+    const valid =
+      typeof entry?.savedAt === "number" &&
+      typeof pending?.clientId === "string" &&
+      typeof pending.baseText === "string" &&
+      typeof pending.text === "string" &&
+      Number.isSafeInteger(pending.baseVersion) &&
+      Number.isSafeInteger(pending.nextSeq);
+    return valid ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entries of `documentId` in this browser, newest first. */
+function entriesOf(local: Storage, documentId: string): Array<{ key: string; entry: Entry }> {
+  const found: Array<{ key: string; entry: Entry }> = [];
+  for (let index = 0; index < local.length; index++) {
+    const key = local.key(index);
+    if (!key?.startsWith(`${PREFIX}${documentId}.`)) continue;
+    const entry = parse(local.getItem(key));
+    if (entry) found.push({ key, entry });
+  }
+  return found.sort((a, b) => b.entry.savedAt - a.entry.savedAt);
+}
+
+/** This tab's last page of a document, in sessionStorage: a reload of it adopts that page's entry. */
+function tabKey(documentId: string): string {
+  return `folio.page.${documentId}`;
+}
+
+function previousInTab(documentId: string): string | null {
+  try {
+    return window.sessionStorage.getItem(tabKey(documentId));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The entry this page takes over: this tab's previous page's (a reload), waited for up to three
+ * seconds since that page may not have let go of its clientId yet; else the newest one no living
+ * page owns (a closed tab, a crash). Entries of pages still open stay theirs.
+ */
+async function adopt(entries: ReadonlyArray<{ entry: Entry }>, documentId: string): Promise<Entry | undefined> {
+  const previous = previousInTab(documentId);
+  const own = entries.find(({ entry }) => entry.pending.clientId === previous);
+  if (own && (await claim(own.entry.pending.clientId, 3000))) return own.entry;
+  const others = entries.filter(({ entry }) => entry !== own?.entry);
+  for (const { entry } of others) {
+    if (await claim(entry.pending.clientId, 0)) return entry;
+  }
+  // A tab closed a moment ago may still hold its clientId: the newest entry gets half a second.
+  const newest = others[0]?.entry;
+  return newest && (await claim(newest.pending.clientId, 500)) ? newest : undefined;
+}
+
+/** The store of one page of `documentId`: adopts the entry of a page that is gone, else claims a fresh clientId. */
+export async function openPendingStore(documentId: string, freshClientId: () => string): Promise<PageStore> {
+  const local = storage();
+  const entries = local ? entriesOf(local, documentId) : [];
+  const adopted = await adopt(entries, documentId);
+  const clientId = adopted?.pending.clientId ?? freshClientId();
+  if (!adopted) await claim(clientId, 0);
+  try {
+    window.sessionStorage.setItem(tabKey(documentId), clientId);
+  } catch {
+    // A reload then adopts its entry as any other page's: once nobody holds it.
+  }
+  let waiting = 0;
+  for (const { entry } of entries) if (entry !== adopted && !(await owned(entry.pending.clientId))) waiting++;
+  const key = `${PREFIX}${documentId}.${clientId}`;
+  const listeners: Array<(keeping: Keeping) => void> = [];
+  let keeping: Keeping = adopted ? "kept" : "none";
+  const setKeeping = (next: Keeping) => {
+    if (next === keeping) return;
+    keeping = next;
+    for (const listener of listeners) listener(next);
+  };
+
+  return {
+    clientId,
+    waiting,
+    get keeping() {
+      return keeping;
+    },
+    onKeeping: (listener) => void listeners.push(listener),
+    load: (id) => (id === documentId ? adopted?.pending : undefined),
+    save(id, pending) {
+      if (id !== documentId) return;
+      try {
+        if (!local) throw new Error("this browser keeps no local storage for the page");
+        if (pending === undefined) local.removeItem(key);
+        else local.setItem(key, JSON.stringify({ savedAt: Date.now(), pending } satisfies Entry));
+        setKeeping(pending === undefined ? "none" : "kept");
+      } catch {
+        // Not kept (quota, private mode): the edits live in this page only, and the page says so.
+        setKeeping(pending === undefined ? "none" : "not-kept");
+      }
+    },
+  };
+}
