@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { FakeTaiga } from "../support/fake-taiga.js";
+import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { seedWorld, type TrackerWorld } from "../support/tracker-harness.js";
 import { CHROMIUM, CHROMIUM_ARGS, browserFound, buildPage, eventually, startService } from "./e2e-support.js";
 
