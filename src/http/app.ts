@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
@@ -11,6 +10,7 @@ import { finishOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { answerClientError } from "./client-error.js";
 import { operationRoutes } from "./operations.js";
+import { requestIdOf } from "./request-id.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -33,7 +33,6 @@ export interface AppDependencies {
 /** The headers that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-tracker-token"]', "req.body", "res.body"];
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Any character that is not white space: a body without one reads as no body. */
 const NOT_BLANK = /\S/;
 
@@ -54,10 +53,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // JSON escaping can double the size of a text (every newline becomes two bytes); the content
     // itself is held to max-content-bytes exactly by the service.
     bodyLimit: config.documents.maxContentBytes * 2 + 65_536,
-    genReqId: (request) => {
-      const given = request.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
     routerOptions: { maxParamLength: 200 },
     // A request during the drain gets a problem+json 503 from src/http/connection-closer.ts instead.
     return503OnClosing: false,
