@@ -1,4 +1,5 @@
 import type { NormalizedOp } from "../core/normalized-op.js";
+import type { ChangeFeedView } from "../service/change-feed.js";
 
 /**
  * The JSON of each lines array written so far, while the array lives. An answer's ops share the
@@ -34,4 +35,19 @@ export function opsJson(ops: readonly NormalizedOp[]): string {
     else json += `{"op":"replace","index":${op.index},"count":${op.count},"lines":${jsonOfLines(op.lines)}}`;
   }
   return json + "]";
+}
+
+/**
+ * A feed answer as the JSON of ChangeFeedSchema: a diff (`fromVersion`, `ops`) or the full text
+ * (`content`), in the schema's key order. Written by hand like the acknowledgement: the schema is
+ * a `oneOf`, which the schema's serializer would resolve by validating the whole answer against
+ * each shape first; and opsJson reuses the lines' JSON.
+ */
+export function changeFeedJson(answer: ChangeFeedView): string {
+  const events = JSON.stringify(answer.events);
+  if (answer.ops !== undefined && answer.fromVersion !== undefined) {
+    return `{"fromVersion":${answer.fromVersion},"currentVersion":${answer.currentVersion},"ops":${opsJson(answer.ops)},"events":${events}}`;
+  }
+  if (answer.content === undefined) throw new Error("a feed answer carries either ops from a version or the content");
+  return `{"currentVersion":${answer.currentVersion},"content":${JSON.stringify(answer.content)},"events":${events}}`;
 }

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { toLineOperation } from "../../core/normalized-op.js";
 import type { ChangeFeed, ChangeFeedView } from "../../service/change-feed.js";
 import { ChangeFeedSchema, ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
+import { changeFeedJson } from "../ops-json.js";
 import { problemResponse as problem } from "./problem-response.js";
 
 /** What Fastify sends a JSON body with. */
@@ -43,12 +43,10 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
         const answer = await feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, departure);
         if (!answer) return reply.code(204).send(null);
         // Waiters woken together (and polls that find the same head) share one answer object:
-        // it is serialized once, by the route's own response serializer, and the same bytes are
-        // sent to each of them with the content type Fastify would give them.
+        // it is serialized once, and the same bytes are sent to each of them.
         let body = bodies.get(answer);
         if (!body) {
-          const { ops, ...rest } = answer;
-          body = Buffer.from(reply.serializeInput({ ...rest, ...(ops ? { ops: ops.map(toLineOperation) } : {}) }, "200") as string, "utf8");
+          body = Buffer.from(changeFeedJson(answer), "utf8");
           bodies.set(answer, body);
         }
         // The typed reply expects the schema's shape; these are its serialized bytes.

@@ -45,8 +45,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
       }
       // ContentPatchResult, written by hand: the ops since the base are most of it (hundreds for an
       // author among many), and opsJson reuses the JSON of the lines they share with earlier answers.
-      const checksum = outcome.checksum === undefined ? "" : `,"checksum":${JSON.stringify(outcome.checksum)}`;
-      const body = `{"version":${outcome.version},"opsSinceBase":${opsJson(outcome.opsSinceBase)}${checksum}}`;
+      const body = `{"version":${outcome.version},"opsSinceBase":${opsJson(outcome.opsSinceBase)},"checksum":${JSON.stringify(outcome.checksum)}}`;
       // The typed reply expects the schema's shape; this is its serialized text.
       return reply.type(JSON_CONTENT_TYPE).send(body as never);
     },
