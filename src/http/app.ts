@@ -1,12 +1,10 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import cors from "@fastify/cors";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Composition } from "../composition.js";
 import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
-import { finishOpenApi } from "./openapi.js";
+import { registerOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { answerClientError } from "./client-error.js";
 import { operationRoutes } from "./operations.js";
@@ -109,34 +107,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     });
   }
 
-  await app.register(swagger, {
-    // Named component schemas, an operationId on every operation, the optional restore body (openapi.ts).
-    transformObject: (documentObject) => {
-      if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
-      return finishOpenApi(documentObject.openapiObject, API_PREFIX);
-    },
-    openapi: {
-      openapi: "3.0.3",
-      info: {
-        title: "Folio document-editing service",
-        version: "0.1.0",
-        description: "Documents behind unguessable links, live editing by line diffs, history, a long-polling change feed and a narrow ticket-tracker proxy.",
-      },
-      servers: [{ url: "/" }],
-      components: {
-        securitySchemes: {
-          masterPassword: { type: "http", scheme: "basic", description: "user `admin` and the master password" },
-          bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "defined, not yet applied to any operation" },
-        },
-      },
-      tags: [
-        { name: "documents", description: "documents, history, restore, live editing and the change feed" },
-        { name: "tracker", description: "the narrow proxy to the configured ticket tracker" },
-        { name: "service", description: "service information" },
-      ],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  // The OpenAPI document and its browsable view (src/http/openapi.ts, docs/openapi.md).
+  await registerOpenApi(app, API_PREFIX);
 
   const { documents, patcher, feed, listAccess } = services;
   // Waiting feed requests get their 204 at once; then Fastify lets in-flight requests finish.

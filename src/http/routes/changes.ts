@@ -1,16 +1,29 @@
-import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { ChangeFeed, ChangeFeedView } from "../../service/change-feed.js";
 import { ChangeFeedSchema, ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
+import { examples } from "../../api/examples.js";
+import { JSON_MEDIA, noContent, shared } from "../openapi-answers.js";
 import { changeFeedJson } from "../ops-json.js";
-import { problemResponse as problem } from "./problem-response.js";
 
 /** What Fastify sends a JSON body with. */
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /** The serialized body of each answer still in use, so that an answer shared by many requests is serialized once. */
 const bodies = new WeakMap<ChangeFeedView, Buffer>();
+
+const feedAnswer = {
+  description: "what changed since `since`: a diff (ChangeFeedDiff) or, where no exact diff exists, the full text (ChangeFeedContent)",
+  content: {
+    [JSON_MEDIA]: {
+      schema: ChangeFeedSchema,
+      examples: {
+        diff: { summary: "a diff from `since` (ChangeFeedDiff)", value: examples.feedDiff },
+        content: { summary: "the full text instead (ChangeFeedContent): since=0, compacted or ahead", value: examples.feedContent },
+      },
+    },
+  },
+};
 
 /** GET …/changes: the long-polling change feed. */
 export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = async (app, { feed }) => {
@@ -21,13 +34,15 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
         tags: ["documents"],
         operationId: "getChanges",
         summary: "Everything since a version; waits for a change when there is none",
+        description:
+          "Answers at once when there are versions after `since`; otherwise holds the request up to `wait` seconds (clamped by service.feed.max-wait-seconds) " +
+          "and answers as soon as a change is committed, or 204 when the time runs out. Works on the history: a deleted document still delivers its DELETED event.",
         params: DocumentIdParams,
         querystring: ChangesQuery,
         response: {
-          200: ChangeFeedSchema,
-          204: Type.Null({ description: "nothing new within the wait" }),
-          400: problem,
-          404: problem,
+          200: feedAnswer,
+          204: noContent("nothing new within the wait (or this instance is shutting down: ask again)"),
+          404: shared("DocumentNeverExisted"),
         },
       },
     },
