@@ -1,4 +1,4 @@
-import type { NormalizedOp } from "../core/normalized-op.js";
+import { toLineOperation, type NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeFeedView } from "../service/change-feed.js";
 
 /**
@@ -39,14 +39,16 @@ export function opsJson(ops: readonly NormalizedOp[]): string {
 
 /**
  * A feed answer as the JSON of ChangeFeedSchema: a diff (`fromVersion`, `ops`) or the full text
- * (`content`), in the schema's key order. Written by hand like the acknowledgement: the schema is
- * a `oneOf`, which the schema's serializer would resolve by validating the whole answer against
- * each shape first; and opsJson reuses the lines' JSON.
+ * (`content`), in the schema's key order. Written here, not by the schema's serializer: the schema
+ * is a `oneOf`, which that serializer resolves by validating the whole answer against each shape
+ * first. The ops go through JSON.stringify rather than opsJson: an answer is serialized once for
+ * all its waiters (src/http/routes/changes.ts), so the lines' JSON would rarely be met again.
  */
 export function changeFeedJson(answer: ChangeFeedView): string {
   const events = JSON.stringify(answer.events);
   if (answer.ops !== undefined && answer.fromVersion !== undefined) {
-    return `{"fromVersion":${answer.fromVersion},"currentVersion":${answer.currentVersion},"ops":${opsJson(answer.ops)},"events":${events}}`;
+    const ops = JSON.stringify(answer.ops.map(toLineOperation));
+    return `{"fromVersion":${answer.fromVersion},"currentVersion":${answer.currentVersion},"ops":${ops},"events":${events}}`;
   }
   if (answer.content === undefined) throw new Error("a feed answer carries either ops from a version or the content");
   return `{"currentVersion":${answer.currentVersion},"content":${JSON.stringify(answer.content)},"events":${events}}`;
