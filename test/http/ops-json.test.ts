@@ -59,11 +59,11 @@ describe("changeFeedJson", () => {
     { version: 4, changeType: "RENAMED" as const, title: "New\u2028title" },
   ];
 
-  it("writes a diff answer as a ChangeFeedDiff, in the schema's key order", () => {
+  it("writes a diff answer as a ChangeFeedDiff, required keys first as the schema serializer did", () => {
     const json = changeFeedJson({ fromVersion: 2, currentVersion: 4, ops: [{ index: 1, count: 1, lines: ["b"] }], events });
 
     expect(json).toBe(
-      '{"fromVersion":2,"currentVersion":4,"ops":[{"op":"replace","index":1,"count":1,"lines":["b"]}],"events":' + JSON.stringify(events) + "}",
+      `{"currentVersion":4,"events":${JSON.stringify(events)},"fromVersion":2,"ops":[{"op":"replace","index":1,"count":1,"lines":["b"]}]}`,
     );
     expect(shapesOf(json)).toEqual({ feed: true, diff: true, content: false });
   });
@@ -73,7 +73,7 @@ describe("changeFeedJson", () => {
     const json = changeFeedJson({ currentVersion: 4, content, events: [] });
 
     expect(JSON.parse(json)).toEqual({ currentVersion: 4, content, events: [] });
-    expect(json).toBe(`{"currentVersion":4,"content":${JSON.stringify(content)},"events":[]}`);
+    expect(json).toBe(`{"currentVersion":4,"events":[],"content":${JSON.stringify(content)}}`);
     expect(shapesOf(json)).toEqual({ feed: true, diff: false, content: true });
   });
 
