@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import { LineOperationSchema } from "../core/line-operation.js";
 import { ChangeTypeSchema } from "./documents.js";
 import { Int32, Int64 } from "./scalars.js";
@@ -14,18 +14,47 @@ export const ChangeEventSchema = Type.Object(
   { title: "ChangeEvent" },
 );
 
-export const ChangeFeedSchema = Type.Object(
+const currentVersion = Int64({ minimum: 1, description: "the document's version now" });
+const events = Type.Array(ChangeEventSchema, { description: "the recorded versions after `since`, oldest first" });
+/** A field the other shape has: never present in this one (`content?: never` for a TypeScript client). */
+const absent = (description: string) => Type.Optional(Type.Never({ description }));
+
+export const ChangeFeedDiffSchema = Type.Object(
   {
-    fromVersion: Type.Optional(Int64({ minimum: 1, description: "base of the supplied diff; absent when content is supplied" })),
-    currentVersion: Int64({ minimum: 1 }),
-    ops: Type.Optional(Type.Array(LineOperationSchema, { description: "cumulative diff from fromVersion to currentVersion" })),
-    content: Type.Optional(Type.String({ description: "full text instead of a diff" })),
-    events: Type.Array(ChangeEventSchema),
+    fromVersion: Int64({ minimum: 1, description: "base of the diff: the request's `since`" }),
+    currentVersion,
+    ops: Type.Array(LineOperationSchema, { description: "cumulative diff from fromVersion to currentVersion" }),
+    content: absent("absent: the diff stands for the text"),
+    events,
   },
-  { title: "ChangeFeed" },
+  { title: "ChangeFeedDiff", description: "the changes since `since` as one line diff against it" },
 );
 
+export const ChangeFeedContentSchema = Type.Object(
+  {
+    fromVersion: absent("absent: there is no diff"),
+    currentVersion,
+    ops: absent("absent: there is no diff"),
+    content: Type.String({ description: "the full text at currentVersion; the client replaces its state" }),
+    events,
+  },
+  {
+    title: "ChangeFeedContent",
+    description: "the full text instead of a diff: when `since` is 0, greater than the current version, or compacted",
+  },
+);
+
+/**
+ * The two shapes of a feed answer. TypeBox's Union writes `anyOf`; the two exclude each other (one
+ * requires what the other forbids), and `oneOf` says so to client generators.
+ */
+export const ChangeFeedSchema = Type.Unsafe<Static<typeof ChangeFeedDiffSchema> | Static<typeof ChangeFeedContentSchema>>({
+  title: "ChangeFeed",
+  description: "everything since `since`: a diff, or the full text where no exact diff exists",
+  oneOf: [ChangeFeedDiffSchema, ChangeFeedContentSchema],
+});
+
 export const ChangesQuery = Type.Object({
-  since: Int64({ description: "last seen version; 0 means nothing yet" }),
-  wait: Type.Optional(Int32({ default: 25, description: "seconds to wait; clamped by service.feed.max-wait-seconds" })),
+  since: Int64({ description: "last seen version; 0 means nothing yet", examples: [2] }),
+  wait: Type.Optional(Int32({ default: 25, description: "seconds to wait; clamped by service.feed.max-wait-seconds", examples: [25] })),
 });

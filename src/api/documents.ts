@@ -1,22 +1,31 @@
 import { Type } from "@sinclair/typebox";
 import { CHANGE_TYPES } from "../core/change-types.js";
+import { EXAMPLE_DOCUMENT_ID } from "./examples.js";
+import { problemDetailOn } from "./problem.js";
 import { Int64, Uuid } from "./scalars.js";
 
 const int64 = (description: string, minimum = 0) => Int64({ minimum, description });
-const Title = Type.String({ minLength: 1, maxLength: 255, description: "1 to 255 characters (Unicode code points); not only white space" });
+/** `\S`: at least one character that is not white space (the set String.prototype.trim removes). */
+const Title = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: "\\S",
+  description: "1 to 255 characters (Unicode code points); not only white space",
+  ...problemDetailOn("pattern", "title must not be empty or only white space"),
+});
 const ChangeTypeSchema = Type.Union(
   CHANGE_TYPES.map((value) => Type.Literal(value)),
   { description: "the kind of change" },
 );
 
 export const DocumentIdParams = Type.Object({
-  documentId: Uuid({ description: "the document's UUID" }),
+  documentId: Uuid({ description: "the document's UUID: its link, and with it the access", examples: [EXAMPLE_DOCUMENT_ID] }),
 });
 
 export const DocumentSchema = Type.Object(
   {
     id: Uuid({ description: "read-only" }),
-    title: Type.String({ maxLength: 255 }),
+    title: Type.String({ minLength: 1, maxLength: 255 }),
     content: Type.String({ description: "opaque text; at most service.documents.max-content-bytes UTF-8 bytes" }),
     version: int64("incremented on every change", 1),
     createdAt: Type.String({ format: "date-time", description: "read-only" }),

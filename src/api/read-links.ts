@@ -11,7 +11,7 @@ export const EXAMPLE_READ_ID = "0d3c6f1e-58a2-4b7d-9e41-7a2f5c8b6d90";
 const ReadId = (description: string) => Uuid({ description });
 
 export const ReadIdParams = Type.Object({
-  readId: ReadId("the read-only link's id (never the document's own id)"),
+  readId: Uuid({ description: "the read-only link's id (never the document's own id)", examples: [EXAMPLE_READ_ID] }),
 });
 
 export const ReadLinkSchema = Type.Object(

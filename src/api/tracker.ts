@@ -54,6 +54,7 @@ export const TrackerTicket = Type.Object(
   {
     id: Int64(),
     ref: Int64({
+      minimum: 1,
       description:
         "project-wide running number over all ticket types. The client writes `#US-<ref>` (story) or `#T-<ref>` (task) onto the node line; these prefixes are the client's, the tracker shows only `#<ref>`",
     }),
@@ -65,7 +66,7 @@ export const TrackerTicket = Type.Object(
 export const TrackerTicketDetail = Type.Object(
   {
     id: Int64(),
-    ref: Int64(),
+    ref: Int64({ minimum: 1 }),
     subject: Type.String(),
     status: Type.Optional(
       Type.String({ description: "name of the tracker workflow status (the tracker's `status_extra_info.name`); absent if the tracker gives no name" }),
@@ -108,11 +109,16 @@ export const TokenHeaders = Type.Object({
 });
 
 export const SlugQuery = Type.Object({
-  slug: Type.String({ minLength: 1, maxLength: 255, description: "project slug from the keyword `&tracker.<slug>`; refs are unique only per project" }),
+  slug: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: "project slug from the keyword `&tracker.<slug>`; refs are unique only per project",
+    examples: ["outline-editor"],
+  }),
 });
 
 export const RefParams = Type.Object({
-  ref: Int64({ minimum: 1, description: "the bare ticket number (for `#US-<n>` or `#T-<n>` just `<n>`); the path carries the type" }),
+  ref: Int64({ minimum: 1, description: "the bare ticket number (for `#US-<n>` or `#T-<n>` just `<n>`); the path carries the type", examples: [12] }),
 });
 
-export const MemberQuery = Type.Object({ member: Int64({ description: "the user id from the session" }) });
+export const MemberQuery = Type.Object({ member: Int64({ description: "the user id from the session", examples: [7] }) });

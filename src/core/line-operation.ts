@@ -14,11 +14,21 @@ export const LineOperationSchema = Type.Object(
     }),
     index: Type.Integer({ minimum: 0, maximum: INT32_MAX, format: "int32", description: "0-based line index in the base version" }),
     count: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: INT32_MAX, format: "int32", description: "number of affected base lines; ignored for insert" }),
+      Type.Integer({
+        minimum: 0,
+        maximum: INT32_MAX,
+        format: "int32",
+        description: "number of affected base lines; required for replace and delete, ignored for insert",
+      }),
     ),
-    lines: Type.Optional(Type.Array(Type.String(), { description: "lines to insert; ignored for delete" })),
+    lines: Type.Optional(
+      Type.Array(Type.String(), { description: "lines to put in; required for insert and replace, ignored for delete; no line contains \\n or \\r" }),
+    ),
   },
-  { title: "LineOperation" },
+  {
+    title: "LineOperation",
+    description: "insert puts `lines` before base line `index`; replace takes base lines [index, index+count) out and puts `lines` there; delete takes them out",
+  },
 );
 
 export type LineOperation = Static<typeof LineOperationSchema>;

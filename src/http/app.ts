@@ -1,16 +1,14 @@
-import { randomUUID } from "node:crypto";
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import cors from "@fastify/cors";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Composition } from "../composition.js";
 import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
-import { finishOpenApi } from "./openapi.js";
+import { registerOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { answerClientError } from "./client-error.js";
 import { operationRoutes } from "./operations.js";
+import { requestIdOf } from "./request-id.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -34,7 +32,6 @@ export interface AppDependencies {
 /** The headers that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-tracker-token"]', "req.body", "res.body"];
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Any character that is not white space: a body without one reads as no body. */
 const NOT_BLANK = /\S/;
 
@@ -55,10 +52,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // JSON escaping can double the size of a text (every newline becomes two bytes); the content
     // itself is held to max-content-bytes exactly by the service.
     bodyLimit: config.documents.maxContentBytes * 2 + 65_536,
-    genReqId: (request) => {
-      const given = request.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
     routerOptions: { maxParamLength: 200 },
     // A request during the drain gets a problem+json 503 from src/http/connection-closer.ts instead.
     return503OnClosing: false,
@@ -114,34 +108,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     });
   }
 
-  await app.register(swagger, {
-    // Named component schemas, an operationId on every operation, the optional restore body (openapi.ts).
-    transformObject: (documentObject) => {
-      if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
-      return finishOpenApi(documentObject.openapiObject, API_PREFIX);
-    },
-    openapi: {
-      openapi: "3.0.3",
-      info: {
-        title: "Folio document-editing service",
-        version: "0.1.0",
-        description: "Documents behind unguessable links, live editing by line diffs, history, a long-polling change feed and a narrow ticket-tracker proxy.",
-      },
-      servers: [{ url: "/" }],
-      components: {
-        securitySchemes: {
-          masterPassword: { type: "http", scheme: "basic", description: "user `admin` and the master password" },
-          bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "defined, not yet applied to any operation" },
-        },
-      },
-      tags: [
-        { name: "documents", description: "documents, history, restore, live editing and the change feed" },
-        { name: "tracker", description: "the narrow proxy to the configured ticket tracker" },
-        { name: "service", description: "service information" },
-      ],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  // The OpenAPI document and its browsable view (src/http/openapi.ts, docs/openapi.md).
+  await registerOpenApi(app, API_PREFIX);
 
   const { documents, patcher, feed, listAccess } = services;
   // Waiting feed requests get their 204 at once; then Fastify lets in-flight requests finish.

@@ -1,12 +1,60 @@
+import type { FastifyInstance } from "fastify";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import { finishOperations } from "./openapi-operations.js";
+import { sharedComponents } from "./openapi-components.js";
+
 /**
- * Finishing touches on the OpenAPI document @fastify/swagger builds from the route schemas, so that
- * generated clients in other languages get named types and named calls:
+ * The OpenAPI document (docs/openapi.md): @fastify/swagger builds it from the route schemas, and
+ * finishOpenApi gives it what the route schemas cannot say one route at a time:
  * - every schema object with a `title` (Document, ContentPatchRequest, LineOperation, ProblemDetail, …,
  *   the wire shapes of src/api) becomes `components.schemas.<title>` and is referenced by `$ref`;
+ * - the shared answers and headers become `components.responses` and `components.headers`, and
+ *   every operation gets the answers every request may get (src/http/openapi-operations.ts);
  * - every operation has an `operationId`: the one its route declares, or one made from its method
  *   and path for a route that declares none;
  * - the restore request's body is optional (the plugin marks every request body as required).
  */
+export async function registerOpenApi(app: FastifyInstance, apiPrefix: string): Promise<void> {
+  await app.register(swagger, {
+    transformObject: (documentObject) => {
+      if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
+      return finishOpenApi(documentObject.openapiObject, apiPrefix);
+    },
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Folio document-editing service",
+        version: "0.1.0",
+        description:
+          "Documents behind unguessable links, live editing by line diffs, history, a long-polling change feed and a narrow ticket-tracker proxy. " +
+          "Possession of a document's UUID is the access: the document operations need no credentials. Errors are RFC 9457 problem details " +
+          "(`application/problem+json`, `type` `urn:folio:problem:<code>`); every answer carries `X-Request-Id`.",
+      },
+      servers: [{ url: "/", description: "the service that serves this document" }],
+      // No credentials unless an operation says otherwise: the list and the tracker proxy do.
+      security: [],
+      components: {
+        securitySchemes: {
+          masterPassword: { type: "http", scheme: "basic", description: "user `admin` and the master password (service.master-password.hash)" },
+          trackerToken: {
+            type: "apiKey",
+            in: "header",
+            name: "X-Tracker-Token",
+            description: "the bare tracker token from POST /tracker/auth: at most 512 printable ASCII characters, without a `Bearer ` prefix",
+          },
+          bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "defined, not yet applied to any operation" },
+        },
+      },
+      tags: [
+        { name: "documents", description: "documents, history, restore, live editing and the change feed" },
+        { name: "tracker", description: "the narrow proxy to the configured ticket tracker" },
+        { name: "service", description: "service information" },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: `${apiPrefix}/docs` });
+}
 
 type Json = Record<string, unknown>;
 
@@ -15,12 +63,13 @@ interface OpenApiLike {
   components?: { schemas?: Record<string, unknown> } & Json;
 }
 
-const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
+export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 
 export function finishOpenApi<T extends object>(input: T, apiPrefix: string): T {
   const document = input as OpenApiLike;
   const schemas: Record<string, unknown> = { ...(document.components?.schemas ?? {}) };
   const paths = document.paths ?? {};
+  const securitySchemes = (document.components?.securitySchemes ?? {}) as Record<string, Json>;
   for (const [path, item] of Object.entries(paths)) {
     if (!item) continue;
     for (const method of METHODS) {
@@ -30,11 +79,12 @@ export function finishOpenApi<T extends object>(input: T, apiPrefix: string): T 
       for (const key of ["requestBody", "responses", "parameters"]) {
         if (operation[key] !== undefined) operation[key] = nameSchemas(operation[key], schemas);
       }
+      finishOperations(method, operation, securitySchemes);
     }
   }
   const restore = paths[`${apiPrefix}/documents/{documentId}/restore`]?.post as { requestBody?: Json } | undefined;
   if (restore?.requestBody && "required" in restore.requestBody) restore.requestBody.required = false;
-  document.components = { ...(document.components ?? {}), schemas };
+  document.components = { ...(document.components ?? {}), schemas, ...sharedComponents() };
   return input;
 }
 
@@ -46,9 +96,11 @@ function nameSchemas(node: unknown, schemas: Record<string, unknown>): unknown {
   if (Array.isArray(node)) return node.map((child) => nameSchemas(child, schemas));
   if (typeof node !== "object" || node === null) return node;
   const out: Json = {};
-  for (const [key, value] of Object.entries(node)) out[key] = nameSchemas(value, schemas);
+  // Example values are data, never schemas, whatever keys they have.
+  for (const [key, value] of Object.entries(node)) out[key] = key === "example" || key === "examples" ? value : nameSchemas(value, schemas);
   const title = out.title;
-  if (typeof title !== "string" || !/^[A-Za-z][A-Za-z0-9]*$/.test(title) || out.type !== "object") return out;
+  const named = out.type === "object" || Array.isArray(out.oneOf);
+  if (typeof title !== "string" || !/^[A-Za-z][A-Za-z0-9]*$/.test(title) || !named) return out;
   const known = schemas[title];
   if (known === undefined) schemas[title] = out;
   else if (JSON.stringify(known) !== JSON.stringify(out)) return out;

@@ -1,4 +1,5 @@
-import type { NormalizedOp } from "../core/normalized-op.js";
+import { toLineOperation, type NormalizedOp } from "../core/normalized-op.js";
+import type { ChangeFeedView } from "../service/change-feed.js";
 
 /**
  * The JSON of each lines array written so far, while the array lives. An answer's ops share the
@@ -34,4 +35,22 @@ export function opsJson(ops: readonly NormalizedOp[]): string {
     else json += `{"op":"replace","index":${op.index},"count":${op.count},"lines":${jsonOfLines(op.lines)}}`;
   }
   return json + "]";
+}
+
+/**
+ * A feed answer as the JSON of ChangeFeedSchema: a diff (`fromVersion`, `ops`) or the full text
+ * (`content`), its keys in the order the schema serializer always wrote them (the required
+ * `currentVersion` and `events` first, then the rest), so the bytes stay what they were. Written here, not by the schema's serializer: the schema
+ * is a `oneOf`, which that serializer resolves by validating the whole answer against each shape
+ * first. The ops go through JSON.stringify rather than opsJson: an answer is serialized once for
+ * all its waiters (src/http/routes/changes.ts), so the lines' JSON would rarely be met again.
+ */
+export function changeFeedJson(answer: ChangeFeedView): string {
+  const events = JSON.stringify(answer.events);
+  if (answer.ops !== undefined && answer.fromVersion !== undefined) {
+    const ops = JSON.stringify(answer.ops.map(toLineOperation));
+    return `{"currentVersion":${answer.currentVersion},"events":${events},"fromVersion":${answer.fromVersion},"ops":${ops}}`;
+  }
+  if (answer.content === undefined) throw new Error("a feed answer carries either ops from a version or the content");
+  return `{"currentVersion":${answer.currentVersion},"events":${events},"content":${JSON.stringify(answer.content)}}`;
 }

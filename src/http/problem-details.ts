@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError, type ProblemCode } from "../service/service-error.js";
 import { StorageUnavailableError } from "../storage/store.js";
+import { PROBLEM_DETAIL_KEYWORD } from "../api/problem.js";
 
 /** Error bodies have the shape of ProblemDetailSchema (src/api/problem.ts). */
 export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
@@ -8,8 +9,9 @@ export const PROBLEM_TYPE_BASE = "urn:folio:problem:";
 /** The `Retry-After` of a 503 for an unavailable database: long enough for a reconnect or failover. */
 const STORAGE_RETRY_SECONDS = 5;
 
-type RenderedCode =
+export type RenderedCode =
   | ProblemCode
+  | "rate-limited"
   | "route-not-found"
   | "request-timeout"
   | "headers-too-large"
@@ -34,6 +36,7 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "range-outside-text": { status: 422, title: "Range outside the text" },
   "base-unavailable": { status: 422, title: "Base version unavailable" },
   "list-locked": { status: 429, title: "Document list locked" },
+  "rate-limited": { status: 429, title: "Too many requests" },
   "tracker-token-required": { status: 401, title: "Tracker token missing or expired" },
   "tracker-credentials-rejected": { status: 400, title: "Tracker credentials rejected" },
   "tracker-rejected": { status: 400, title: "Rejected by the tracker" },
@@ -72,6 +75,12 @@ export function sendProblem(
 }
 
 function validationDetail(error: FastifyError): string {
+  // A rule the service checks too names its own detail (src/api/problem.ts); the error that decided
+  // is the last one (an anyOf reports its branches' errors before its own).
+  const decisive = error.validation?.at(-1) as { keyword?: string; parentSchema?: Record<string, unknown> } | undefined;
+  const named = decisive?.parentSchema?.[PROBLEM_DETAIL_KEYWORD] as Record<string, string> | undefined;
+  const detail = decisive?.keyword === undefined ? undefined : named?.[decisive.keyword];
+  if (detail !== undefined) return detail;
   const first = error.validation?.[0];
   if (!first) return error.message;
   const where = error.validationContext ?? "request";

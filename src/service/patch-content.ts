@@ -29,7 +29,7 @@ export interface ContentPatch {
 
 /** The outcome of a patch: accepted (a new version, or the stored result of a repeat) or a true conflict. */
 export type PatchOutcome =
-  | { kind: "accepted"; version: number; opsSinceBase: NormalizedOp[]; checksum?: string }
+  | { kind: "accepted"; version: number; opsSinceBase: NormalizedOp[]; checksum: string }
   | { kind: "conflict"; currentVersion: number; opsSinceBase: NormalizedOp[] };
 
 /**
@@ -254,8 +254,12 @@ async function repeated(doc: WorkingDocument, receipt: PatchReceipt, requestHash
   // The checksum of the text the patch led to is the one of the version the receipt names: version
   // records are never deleted (compaction drops only their ops), so a repeat answers it too.
   const checksum = (await doc.version(receipt.version))?.checksum;
+  if (checksum === undefined) {
+    // Cannot happen while version records are kept; should it, the client reloads and finds its change there.
+    throw new ServiceError("base-unavailable", `the answer to seq ${receipt.seq} of client ${receipt.clientId} cannot be given again; reload the document`);
+  }
   const opsSinceBase = receipt.opsSinceBase ?? (await shiftedAgain(doc, receipt, submitted));
-  return { kind: "accepted", version: receipt.version, opsSinceBase, ...(checksum !== undefined ? { checksum } : {}) };
+  return { kind: "accepted", version: receipt.version, opsSinceBase, checksum };
 }
 
 /**

@@ -35,6 +35,15 @@ describe("POST /documents", () => {
     expectJson(response, 201, { id, title: "Plan", content: "one\ntwo", version: 1, createdAt: T0, updatedAt: T0 });
   });
 
+  it("answers the new document's address in Location, where GET finds it", async () => {
+    const response = await t.app.inject({ method: "POST", url: DOCUMENTS, payload: { title: "Plan", content: "one" } });
+
+    const id = response.json<{ id: string }>().id;
+    expect(response.statusCode).toBe(201);
+    expect(response.headers.location).toBe(`${DOCUMENTS}/${id}`);
+    expectJson(await t.app.inject({ method: "GET", url: response.headers.location }), 200, { id, title: "Plan", content: "one", version: 1, createdAt: T0, updatedAt: T0 });
+  });
+
   it("gives every new document a UUID of its own", async () => {
     const first = await createDocument(t.app, { title: "A", content: "" });
     const second = await createDocument(t.app, { title: "A", content: "" });

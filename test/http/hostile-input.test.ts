@@ -8,12 +8,14 @@ import { sendRaw, type RawRequest, type RawResponse } from "../support/raw-http.
 import { buildTestApp, TEST_STORE_KIND, type TestApp } from "../support/test-app.js";
 import { checksum, createDocument, UNKNOWN_ID } from "../support/http-expect.js";
 import { insert, patchContent } from "../support/content-patch.js";
+import { OpenApiConformance, type OpenApiDocument } from "../support/openapi-conformance.js";
 
 // The service's own hostile-input suite, on the store of the vitest project (SQLite or
 // PostgreSQL): several hundred malformed requests over every endpoint, as raw bytes over loopback
 // HTTP (invalid UTF-8 and odd framing reach the server as sent). Whatever arrives: no 5xx (502
 // only from the tracker proxy), every error problem+json (the content patch's ContentConflict
-// aside), and the bystander documents and their history unchanged to the byte. Seeded: a failure
+// aside), each answer one the OpenAPI document gives for its operation (status, media type, body),
+// and the bystander documents and their history unchanged to the byte. Seeded: a failure
 // prints the seed, FOLIO_SEED=<seed> replays it.
 
 /** Random requests, after the systematic sweep (about 500 more). */
@@ -27,6 +29,7 @@ let t: TestApp;
 let fake: FakeTaiga;
 let port: number;
 let targets: Targets;
+let conformance: OpenApiConformance;
 
 /** What the service answers about a bystander, byte for byte: the document, its history, its feed and its stored versions. */
 async function snapshot(id: string): Promise<string[]> {
@@ -48,6 +51,7 @@ beforeAll(async () => {
     },
   });
   await t.app.listen({ host: "127.0.0.1", port: 0 });
+  conformance = new OpenApiConformance((await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json<OpenApiDocument>());
   port = (t.app.server.address() as AddressInfo).port;
 
   const bystanders: string[] = [];
@@ -72,6 +76,14 @@ afterAll(async () => {
 function fault(request: RawRequest, response: RawResponse): string | undefined {
   const path = request.target.split("?")[0] ?? "";
   if (response.status >= 500 && !(response.status === 502 && path.startsWith("/api/v1/tracker/"))) return `status ${response.status}`;
+  const undocumented = conformance.fault({
+    method: request.method,
+    target: request.target,
+    status: response.status,
+    contentType: response.headers["content-type"],
+    body: response.body.toString("utf8"),
+  });
+  if (undocumented) return `not as documented: ${undocumented}`;
   if (response.status < 400) return undefined;
   const type = response.headers["content-type"];
   if (response.status === 409 && request.method === "PATCH" && path.endsWith("/content") && type === "application/json; charset=utf-8") return undefined;

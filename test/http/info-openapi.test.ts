@@ -64,19 +64,22 @@ interface Operation {
 
 interface OpenApiDocument {
   openapi: string;
+  security?: unknown[];
   info: { version: string };
   paths: Record<string, Record<string, Operation & { operationId?: string }>>;
   components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, Record<string, unknown>> };
 }
 
-/** The node with every `$ref` to a component schema replaced by that schema (the document names its shapes). */
+/** The node with every local `$ref` (a schema, a response, a header) replaced by what it points at. */
 function dereference(document: OpenApiDocument, node: unknown, depth = 0): unknown {
   if (depth > 20 || typeof node !== "object" || node === null) return node;
   if (Array.isArray(node)) return node.map((child) => dereference(document, child, depth + 1));
   const ref = (node as { $ref?: unknown }).$ref;
   if (typeof ref === "string") {
-    const name = ref.replace("#/components/schemas/", "");
-    const target = document.components.schemas[name];
+    const target = ref
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], document);
     if (!target) throw new Error(`dangling $ref ${ref}`);
     return dereference(document, target, depth + 1);
   }
@@ -93,19 +96,24 @@ async function openApi(): Promise<OpenApiDocument> {
 
 const DOCUMENT = "/api/v1/documents/{documentId}";
 
-/** path + method → the statuses the interface lists (plus 400 for a malformed UUID and 413 for a large body). */
+/**
+ * path + method → the statuses the interface lists, plus what every request may get (400 for a
+ * request that is not valid HTTP, 408, 431, 500 and 503) and every write (413, 429: the rate limit).
+ */
+const ANY = ["400", "408", "431", "500", "503"];
+const WRITE = [...ANY, "413", "429"];
 const STATUSES: [string, string, string[]][] = [
-  ["get", "/api/v1/documents", ["200", "401", "429"]],
-  ["post", "/api/v1/documents", ["201", "400", "413"]],
-  ["get", DOCUMENT, ["200", "400", "404"]],
-  ["put", DOCUMENT, ["200", "400", "404", "409", "413"]],
-  ["delete", DOCUMENT, ["204", "400", "404"]],
-  ["get", `${DOCUMENT}/history`, ["200", "400", "404"]],
-  ["post", `${DOCUMENT}/restore`, ["200", "400", "404", "409"]],
-  ["patch", `${DOCUMENT}/title`, ["200", "400", "404", "409"]],
-  ["patch", `${DOCUMENT}/content`, ["200", "400", "404", "409", "413", "422"]],
-  ["get", `${DOCUMENT}/changes`, ["200", "204", "400", "404"]],
-  ["get", "/api/v1/info", ["200"]],
+  ["get", "/api/v1/documents", [...ANY, "200", "401", "429"]],
+  ["post", "/api/v1/documents", [...WRITE, "201"]],
+  ["get", DOCUMENT, [...ANY, "200", "404"]],
+  ["put", DOCUMENT, [...WRITE, "200", "404", "409"]],
+  ["delete", DOCUMENT, [...WRITE, "204", "404"]],
+  ["get", `${DOCUMENT}/history`, [...ANY, "200", "404"]],
+  ["post", `${DOCUMENT}/restore`, [...WRITE, "200", "404", "409"]],
+  ["patch", `${DOCUMENT}/title`, [...WRITE, "200", "404", "409"]],
+  ["patch", `${DOCUMENT}/content`, [...WRITE, "200", "404", "409", "422"]],
+  ["get", `${DOCUMENT}/changes`, [...ANY, "200", "204", "404"]],
+  ["get", "/api/v1/info", [...ANY, "200"]],
 ];
 
 function operation(document: OpenApiDocument, method: string, path: string): Operation {
@@ -125,7 +133,7 @@ describe("GET /api/v1/openapi.json", () => {
   it.each(STATUSES)("describes %s %s with exactly its statuses", async (method, path, statuses) => {
     const document = await openApi();
 
-    expect(Object.keys(operation(document, method, path).responses).sort()).toEqual(statuses);
+    expect(Object.keys(operation(document, method, path).responses).sort()).toEqual([...statuses].sort());
   });
 
   it("describes every error of the document routes as application/problem+json", async () => {
@@ -158,8 +166,8 @@ describe("GET /api/v1/openapi.json", () => {
   it("describes the Retry-After header of the list's 429 and the challenge of its 401", async () => {
     const responses = operation(await openApi(), "get", "/api/v1/documents").responses;
 
-    expect(Object.keys(responses["429"]?.headers ?? {})).toEqual(["Retry-After"]);
-    expect(Object.keys(responses["401"]?.headers ?? {})).toEqual(["WWW-Authenticate"]);
+    expect(Object.keys(responses["429"]?.headers ?? {})).toEqual(["Retry-After", "X-Request-Id"]);
+    expect(Object.keys(responses["401"]?.headers ?? {})).toEqual(["WWW-Authenticate", "X-Request-Id"]);
   });
 
   it("describes documentId as a required UUID path parameter wherever the path has it", async () => {
@@ -223,17 +231,20 @@ describe("GET /api/v1/openapi.json", () => {
     expect(body?.required).toBe(false);
   });
 
-  it("protects only the list with the master password, and applies bearerAuth nowhere", async () => {
+  it("protects the list with the master password and the tracker proxy with its token, and applies bearerAuth nowhere", async () => {
     const document = await openApi();
 
+    expect(document.security).toEqual([]);
     expect(document.components.securitySchemes.masterPassword).toEqual(expect.objectContaining({ type: "http", scheme: "basic" }));
+    expect(document.components.securitySchemes.trackerToken).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "X-Tracker-Token" }));
     expect(document.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: "http", scheme: "bearer", bearerFormat: "JWT" }));
     const secured = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
         .filter(([, op]) => (op.security ?? []).length > 0)
-        .map(([method, op]) => [`${method} ${path}`, op.security]),
+        .map(([method, op]) => ({ name: `${method} ${path}`, security: op.security })),
     );
-    expect(secured).toEqual([["get /api/v1/documents", [{ masterPassword: [] }]]]);
+    expect(secured.filter(({ name }) => !name.includes("/tracker/"))).toEqual([{ name: "get /api/v1/documents", security: [{ masterPassword: [] }] }]);
+    expect(secured.filter(({ name }) => name.includes("/tracker/")).map(({ security }) => security)).toEqual(Array(9).fill([{ trackerToken: [] }]));
   });
 });
 

@@ -13,7 +13,7 @@ afterEach(async () => {
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, { operationId?: string }>>;
-  components: { schemas: Record<string, Record<string, unknown>> };
+  components: { schemas: Record<string, Record<string, unknown>>; responses?: Record<string, unknown>; headers?: Record<string, unknown> };
 }
 
 async function openApi(): Promise<OpenApiDocument> {
@@ -79,6 +79,8 @@ describe("GET /api/v1/openapi.json: names for generated clients", () => {
       [
         "ChangeEvent",
         "ChangeFeed",
+        "ChangeFeedContent",
+        "ChangeFeedDiff",
         "ContentConflict",
         "ContentPatchRequest",
         "ContentPatchResult",
@@ -110,10 +112,10 @@ describe("GET /api/v1/openapi.json: names for generated clients", () => {
     };
     expect(content.requestBody.content["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/ContentPatchRequest" });
     expect(content.responses["200"]?.content["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/ContentPatchResult" });
-    expect(content.responses["409"]?.content).toEqual({
-      "application/json": { schema: { $ref: "#/components/schemas/ContentConflict" } },
-      "application/problem+json": { schema: { $ref: "#/components/schemas/ProblemDetail" } },
-    });
+    expect(Object.entries(content.responses["409"]?.content ?? {}).map(([media, { schema }]) => [media, schema])).toEqual([
+      ["application/json", { $ref: "#/components/schemas/ContentConflict" }],
+      ["application/problem+json", { $ref: "#/components/schemas/ProblemDetail" }],
+    ]);
     const ops = (document.components.schemas.ContentPatchRequest?.properties as { ops?: { items?: unknown } } | undefined)?.ops;
     expect(ops?.items).toEqual({ $ref: "#/components/schemas/LineOperation" });
     expect(Object.keys(document.components.schemas.ContentPatchResult?.properties ?? {})).toEqual(["version", "opsSinceBase", "checksum"]);
@@ -121,10 +123,11 @@ describe("GET /api/v1/openapi.json: names for generated clients", () => {
 
   it("leaves no $ref dangling", async () => {
     const document = await openApi();
-    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]!);
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/(schemas|responses|headers)\/([^"]+)"/g)].map((match) => [match[1] as "schemas" | "responses" | "headers", match[2]!] as const);
 
     expect(refs.length).toBeGreaterThan(40);
-    expect(refs.filter((name) => !(name in document.components.schemas))).toEqual([]);
+    expect(new Set(refs.map(([kind]) => kind))).toEqual(new Set(["schemas", "responses", "headers"]));
+    expect(refs.filter(([kind, name]) => !(name in (document.components[kind] ?? {})))).toEqual([]);
   });
 });
 

@@ -9,10 +9,12 @@ interface OpenApiOperation {
   tags?: string[];
   summary?: string;
   parameters?: { name: string; in: string; required?: boolean; schema?: object }[];
-  responses: Record<string, { content?: Record<string, unknown> } | undefined>;
+  responses: Record<string, { $ref?: string } | undefined>;
+  security?: Record<string, string[]>[];
 }
 interface OpenApi {
   paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { securitySchemes: Record<string, object> };
 }
 
 describe("the tracker routes inside the real app", () => {
@@ -32,7 +34,7 @@ describe("the tracker routes inside the real app", () => {
     expectTrackerProblem(response, { code: "tracker-not-configured", detail: "no ticket tracker is configured on this service", instance: "/api/v1/tracker/tasks/1/status" });
   });
 
-  it("documents the ten routes in the OpenAPI description with the token header and problem answers", async () => {
+  it("documents the ten routes in the OpenAPI description with the token scheme and problem answers", async () => {
     testApp = await buildTestApp();
 
     const document = (await testApp.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json<OpenApi>();
@@ -52,13 +54,15 @@ describe("the tracker routes inside the real app", () => {
       "POST /api/v1/tracker/tasks",
       "POST /api/v1/tracker/userstories",
     ]);
+    expect(document.components.securitySchemes.trackerToken).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "X-Tracker-Token" }));
     for (const operation of operations) {
       expect(operation.tags).toEqual(["tracker"]);
       expect(operation.summary).toBeTruthy();
-      expect(operation.responses["503"]?.content).toHaveProperty("application/problem+json");
-      const token = operation.parameters?.find((parameter) => parameter.name === "x-tracker-token");
-      if (operation.name === "POST /api/v1/tracker/auth") expect(token).toBeUndefined();
-      else expect(token).toMatchObject({ in: "header", required: true, schema: { maxLength: 512 } });
+      expect(operation.responses["503"]).toEqual({ $ref: "#/components/responses/TrackerNotConfigured" });
+      // The token is the trackerToken scheme's header, never a parameter of its own.
+      expect(operation.parameters?.filter((parameter) => parameter.in === "header") ?? []).toEqual([]);
+      if (operation.name === "POST /api/v1/tracker/auth") expect(operation.security).toEqual([]);
+      else expect(operation.security).toEqual([{ trackerToken: [] }]);
     }
   });
 

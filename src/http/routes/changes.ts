@@ -1,13 +1,13 @@
-import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { ChangeFeed } from "../../service/change-feed.js";
-import { ChangeFeedSchema, ChangesQuery } from "../../api/changes.js";
+import { ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
-import { problemResponse as problem } from "./problem-response.js";
-import { answerLongPoll, type FeedBodies } from "./feed-reply.js";
+import { noContent, shared } from "../openapi-answers.js";
+import { answerLongPoll, feedAnswer, type FeedBodies } from "./feed-reply.js";
 
 /** The serialized body of each answer still in use (feed-reply.ts). */
 const bodies: FeedBodies = new WeakMap();
+
 
 /** GET …/changes: the long-polling change feed. */
 export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = async (app, { feed }) => {
@@ -18,13 +18,15 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
         tags: ["documents"],
         operationId: "getChanges",
         summary: "Everything since a version; waits for a change when there is none",
+        description:
+          "Answers at once when there are versions after `since`; otherwise holds the request up to `wait` seconds (clamped by service.feed.max-wait-seconds) " +
+          "and answers as soon as a change is committed, or 204 when the time runs out. Works on the history: a deleted document still delivers its DELETED event.",
         params: DocumentIdParams,
         querystring: ChangesQuery,
         response: {
-          200: ChangeFeedSchema,
-          204: Type.Null({ description: "nothing new within the wait" }),
-          400: problem,
-          404: problem,
+          200: feedAnswer,
+          204: noContent("nothing new within the wait (or this instance is shutting down: ask again)"),
+          404: shared("DocumentNeverExisted"),
         },
       },
     },

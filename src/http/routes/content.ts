@@ -3,13 +3,31 @@ import { toLineOperation } from "../../core/normalized-op.js";
 import type { ContentPatcher } from "../../service/patch-content.js";
 import { ContentConflict, ContentPatchRequest, ContentPatchResult } from "../../api/content.js";
 import { DocumentIdParams } from "../../api/documents.js";
+import { examples } from "../../api/examples.js";
 import { ProblemDetailSchema } from "../../api/problem.js";
+import { json, JSON_MEDIA, problem, PROBLEM_MEDIA, problemExamples, shared, withExample } from "../openapi-answers.js";
 import { opsJson } from "../ops-json.js";
-import { problemResponse as problem } from "./problem-response.js";
 
 /** What Fastify sends a JSON body with. */
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
+/** The 409's two shapes, told apart by their media types and named by their examples. */
+const conflictAnswer = {
+  description:
+    "Either a true overlap with versions committed since the base: a ContentConflict (`application/json`) whose opsSinceBase lead from the base to the current version; " +
+    "nothing was written, and the client takes the foreign version or forces its own. Or a resend of this `clientId` and `seq` with a different body: " +
+    "the `seq-reused` problem (`application/problem+json`), a client bug, never applied.",
+  content: {
+    [JSON_MEDIA]: {
+      schema: ContentConflict,
+      examples: { overlap: { summary: "a true overlap: ContentConflict", value: examples.conflict } },
+    },
+    [PROBLEM_MEDIA]: {
+      schema: ProblemDetailSchema,
+      examples: problemExamples([{ code: "seq-reused", detail: "seq 17 of client c-4f9a1e07 was already used for a different patch" }]),
+    },
+  },
+};
 
 /** PATCH …/content: live editing by line diffs. */
 export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher }> = async (app, { patcher }) => {
@@ -20,18 +38,22 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
         tags: ["documents"],
         operationId: "patchContent",
         summary: "Apply a line diff; a stale base is shifted, a true overlap is a 409 ContentConflict",
+        description:
+          "Applies a line diff built against `baseVersion` (its text's checksum proves the base). A stale base whose ops do not overlap the versions since is shifted " +
+          "over them and accepted, with those versions' ops in `opsSinceBase`; a true overlap is a 409 ContentConflict. Repeating a `clientId` + `seq` returns the first answer " +
+          "and writes nothing. See docs/editing-protocol.md.",
         params: DocumentIdParams,
-        body: ContentPatchRequest,
+        body: withExample(ContentPatchRequest, examples.patchRequest),
         response: {
-          200: ContentPatchResult,
-          400: problem,
-          404: problem,
-          409: {
-            description: "a true overlap (ContentConflict, application/json) or a reused seq (problem)",
-            content: { "application/json": { schema: ContentConflict }, "application/problem+json": { schema: ProblemDetailSchema } },
-          },
-          413: problem,
-          422: problem,
+          200: json("accepted: the new version, the foreign ops the patch was shifted over, and the new text's checksum", ContentPatchResult, examples.patchResult),
+          404: shared("DocumentNotFound"),
+          409: conflictAnswer,
+          422: problem(
+            "the base cannot be used: its checksum does not match, an op lies outside its text, or the base version is gone; the client reloads once",
+            { code: "checksum-mismatch", detail: "checksum does not match the text of base version 2; reload the document" },
+            { code: "range-outside-text", detail: "op at index 9 with count 1 is outside the base text of 3 lines" },
+            { code: "base-unavailable", detail: "the text of base version 2 cannot be rebuilt; reload the document" },
+          ),
         },
       },
     },
@@ -45,8 +67,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
       }
       // ContentPatchResult, written by hand: the ops since the base are most of it (hundreds for an
       // author among many), and opsJson reuses the JSON of the lines they share with earlier answers.
-      const checksum = outcome.checksum === undefined ? "" : `,"checksum":${JSON.stringify(outcome.checksum)}`;
-      const body = `{"version":${outcome.version},"opsSinceBase":${opsJson(outcome.opsSinceBase)}${checksum}}`;
+      const body = `{"version":${outcome.version},"opsSinceBase":${opsJson(outcome.opsSinceBase)},"checksum":${JSON.stringify(outcome.checksum)}}`;
       // The typed reply expects the schema's shape; this is its serialized text.
       return reply.type(JSON_CONTENT_TYPE).send(body as never);
     },

@@ -1,17 +1,35 @@
 import type { FastifyReply } from "fastify";
-import { toLineOperation } from "../../core/normalized-op.js";
+import { ChangeFeedSchema } from "../../api/changes.js";
+import { examples } from "../../api/examples.js";
 import type { ChangeFeedView, Departure } from "../../service/change-feed.js";
+import { JSON_MEDIA } from "../openapi-answers.js";
+import { changeFeedJson } from "../ops-json.js";
 
 /** What Fastify sends a JSON body with. */
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
+/** The 200 of a change feed route: a diff or the full text, with an example of each. */
+export const feedAnswer = {
+  description: "what changed since `since`: a diff (ChangeFeedDiff) or, where no exact diff exists, the full text (ChangeFeedContent)",
+  content: {
+    [JSON_MEDIA]: {
+      schema: ChangeFeedSchema,
+      examples: {
+        diff: { summary: "a diff from `since` (ChangeFeedDiff)", value: examples.feedDiff },
+        content: { summary: "the full text instead (ChangeFeedContent): since=0, compacted or ahead", value: examples.feedContent },
+      },
+    },
+  },
+};
 
 /** Serialized answers still in use, per route: an answer shared by many requests is serialized once. */
 export type FeedBodies = WeakMap<ChangeFeedView, Buffer>;
 
 /**
  * Answers one long poll of a change feed: 204 when `poll` finds nothing within its wait, else the
- * answer as the route's 200 schema serializes it. The route's 200 schema decides the bytes, so
- * each route keeps its own {@link FeedBodies}: bytes made for one route never answer another.
+ * answer as ChangeFeedSchema's JSON (changeFeedJson writes only the schema's fields, so no id of
+ * the document can ride along). Each route still keeps its own {@link FeedBodies}: bytes made for
+ * one route never answer another.
  */
 export async function answerLongPoll(
   reply: FastifyReply,
@@ -29,12 +47,11 @@ export async function answerLongPoll(
     const answer = await poll(departure);
     if (!answer) return reply.code(204).send(null);
     // Waiters woken together (and polls that find the same head) share one answer object:
-    // it is serialized once, by the route's own response serializer, and the same bytes are
-    // sent to each of them with the content type Fastify would give them.
+    // it is serialized once, and the same bytes are sent to each of them with the content type
+    // Fastify would give them.
     let body = bodies.get(answer);
     if (!body) {
-      const { ops, ...rest } = answer;
-      body = Buffer.from(reply.serializeInput({ ...rest, ...(ops ? { ops: ops.map(toLineOperation) } : {}) }, "200") as string, "utf8");
+      body = Buffer.from(changeFeedJson(answer), "utf8");
       bodies.set(answer, body);
     }
     return reply.header("content-type", JSON_CONTENT_TYPE).send(body);
