@@ -28,6 +28,8 @@ export const ConfigSchema = Type.Object({
     port: Type.Integer({ ...setting({ key: "server.port", aliases: ["PORT"], default: 8080 }), minimum: 0, maximum: 65535 }),
     /** Fastify's trustProxy: whether (or from which addresses) X-Forwarded-For and -Proto are believed. */
     trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], setting({ key: "server.trust-proxy", default: false, parse: trustProxy })),
+    /** How long a stop may drain before the process exits anyway (src/stop-on-signals.ts). */
+    shutdownTimeoutSeconds: Type.Integer({ ...setting({ key: "server.shutdown-timeout-seconds", default: 15 }), minimum: 1, maximum: 3600 }),
   }),
   storage: Type.Object({
     url: Type.String(setting({ key: "service.storage.url", aliases: ["DATABASE_URL"], default: "sqlite:./data/service.db", parse: storageUrl })),
