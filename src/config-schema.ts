@@ -60,6 +60,11 @@ export const ConfigSchema = Type.Object({
   documents: Type.Object({
     maxContentBytes: Type.Integer({ ...setting({ key: "service.documents.max-content-bytes", default: 5_242_880 }), minimum: 1, maximum: 1_073_741_824 }),
   }),
+  /** Per client address and instance (src/http/rate-limits.ts); 0 turns a limit off. */
+  rateLimit: Type.Object({
+    createsPerMinute: Type.Integer({ ...setting({ key: "service.rate-limit.creates-per-minute", default: 60 }), minimum: 0, maximum: 1_000_000 }),
+    writesPerSecond: Type.Integer({ ...setting({ key: "service.rate-limit.writes-per-second", default: 1000 }), minimum: 0, maximum: 1_000_000 }),
+  }),
   cors: Type.Object({ origins: Type.Array(Type.String(), setting({ key: "service.cors.origins", default: [], parse: origins })) }),
   log: Type.Object({
     level: Type.Union(

@@ -16,6 +16,7 @@ const DEFAULTS: Config = {
   feed: { maxWaitSeconds: 60 },
   history: { pauseSeconds: 300, retentionSeconds: 86_400, compactionIntervalSeconds: 3600 },
   documents: { maxContentBytes: 5_242_880 },
+  rateLimit: { createsPerMinute: 60, writesPerSecond: 1000 },
   cors: { origins: [] },
   log: { level: "info" },
   metrics: { enabled: true },
@@ -47,6 +48,9 @@ service:
     compaction-interval-seconds: 600
   documents:
     max-content-bytes: 1024
+  rate-limit:
+    creates-per-minute: 0
+    writes-per-second: 20
   metrics:
     enabled: false
   cors:
@@ -65,6 +69,7 @@ const FROM_FULL_YAML: Config = {
   feed: { maxWaitSeconds: 30 },
   history: { pauseSeconds: 60, retentionSeconds: 3600, compactionIntervalSeconds: 600 },
   documents: { maxContentBytes: 1024 },
+  rateLimit: { createsPerMinute: 0, writesPerSecond: 20 },
   cors: { origins: ["https://editor.example", "http://localhost:5173"] },
   log: { level: "warn" },
   metrics: { enabled: false },
@@ -231,6 +236,16 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
     expect(errorOf(fromEnv({ SERVER_PORT: "70000" }))).toBe("server.port (SERVER_PORT): 70000 is outside 0..65535");
     expect(errorOf(fromEnv({ SERVICE_MASTER_PASSWORD_MAX_FAILURES: "0" }))).toBe(
       "service.master-password.max-failures (SERVICE_MASTER_PASSWORD_MAX_FAILURES): 0 is outside 1..1000000",
+    );
+  });
+
+  it("reads the rate limits from their variables, 0 (off) included, and refuses a negative one", () => {
+    expect(fromEnv({ SERVICE_RATE_LIMIT_CREATES_PER_MINUTE: "0", SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "25" })().rateLimit).toEqual({
+      createsPerMinute: 0,
+      writesPerSecond: 25,
+    });
+    expect(errorOf(fromEnv({ SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "-1" }))).toBe(
+      'service.rate-limit.writes-per-second (SERVICE_RATE_LIMIT_WRITES_PER_SECOND): "-1" is not a whole number',
     );
   });
 

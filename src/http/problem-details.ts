@@ -15,6 +15,7 @@ type RenderedCode =
   | "headers-too-large"
   | "storage-unavailable"
   | "shutting-down"
+  | "rate-limited"
   | "page-not-built"
   | "internal";
 
@@ -34,6 +35,7 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "range-outside-text": { status: 422, title: "Range outside the text" },
   "base-unavailable": { status: 422, title: "Base version unavailable" },
   "list-locked": { status: 429, title: "Document list locked" },
+  "rate-limited": { status: 429, title: "Too many requests" },
   "tracker-token-required": { status: 401, title: "Tracker token missing or expired" },
   "tracker-credentials-rejected": { status: 400, title: "Tracker credentials rejected" },
   "tracker-rejected": { status: 400, title: "Rejected by the tracker" },
