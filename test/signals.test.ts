@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { send } from "./support/held-request.js";
-import { REPO_ROOT, startCommand, startProcess, type LogLine, type ServerProcess } from "./support/server-process.js";
+import { REPO_ROOT, ensureBuilt, startCommand, startProcess, type LogLine, type ServerProcess } from "./support/server-process.js";
 
 // A stop drains under any supervisor (README, "Stopping"): SIGTERM or SIGINT to the server, to
 // `npm start` (npm stays the server's parent and passes the signal on) or to the whole process
@@ -22,8 +21,7 @@ let dir: string;
 const started: ServerProcess[] = [];
 
 beforeAll(() => {
-  // `npm ci` builds dist/ (prepare); build here only when a checkout was never installed that way.
-  if (!existsSync(join(REPO_ROOT, "dist/server.js"))) execFileSync("npm", ["run", "build"], { cwd: REPO_ROOT, stdio: "ignore", timeout: 120_000 });
+  ensureBuilt();
 }, 130_000);
 
 beforeEach(() => {

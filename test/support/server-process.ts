@@ -1,4 +1,5 @@
-import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { execFileSync, spawn, type ChildProcessByStdio } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
@@ -6,6 +7,11 @@ import type { Readable, Writable } from "node:stream";
 
 /** The repository root, where package.json and src/ live. */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Builds dist/ for tests that run `npm start`, only when the checkout was never built (`npm ci` builds it: prepare). */
+export function ensureBuilt(): void {
+  if (!existsSync(`${REPO_ROOT}dist/server.js`)) execFileSync("npm", ["run", "build"], { cwd: REPO_ROOT, stdio: "ignore", timeout: 120_000 });
+}
 
 /** `node --import <tsx>`: runs the TypeScript sources as they are, from any working directory. */
 export function tsxNodeArguments(script: string): string[] {
