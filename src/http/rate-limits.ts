@@ -58,8 +58,9 @@ export async function rateLimits(
   const limitOf = (request: FastifyRequest): Limit | undefined => {
     if (!WRITE_METHODS.has(request.method)) return undefined;
     const route = request.routeOptions.url;
-    // An unknown route writes nothing (404).
-    if (route === undefined || !route.startsWith(`${apiPrefix}/`)) return undefined;
+    // An unknown route writes nothing (404). A request without an address has lost its connection
+    // already (Node forgets the address of a closed socket): it can neither send a body nor get an answer.
+    if (route === undefined || !route.startsWith(`${apiPrefix}/`) || request.ip === undefined) return undefined;
     return request.method === "POST" && route === collection ? creates : writes;
   };
   // A callback hook: reads and unlimited writes pass without a promise.
