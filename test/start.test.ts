@@ -29,9 +29,13 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** `npm <args>` in `cwd` with only the given environment (a service.yaml of the checkout does not leak in). */
+/**
+ * `npm <args>` in `cwd` with only the given environment (a service.yaml of the checkout does not leak
+ * in), leading its own process group, so that the clean-up after a failed test ends the server too
+ * (SIGKILL to npm alone would leave it running).
+ */
 function npm(args: string[], env: Record<string, string>, cwd = REPO_ROOT): ServerProcess {
-  const started = startCommand("npm", args, { HOME: dir, SERVICE_CONFIG_FILE: join(dir, "empty.yaml"), ...env }, cwd);
+  const started = startCommand("npm", args, { HOME: dir, SERVICE_CONFIG_FILE: join(dir, "empty.yaml"), ...env }, cwd, { ownGroup: true });
   processes.push(started);
   return started;
 }
