@@ -31,16 +31,11 @@ interface Limit {
  * answered 429 `rate-limited` with `Retry-After` before its body is read, so nothing is written.
  * A limit of 0 is off. Reads are never limited.
  */
-export async function rateLimits(
-  app: FastifyInstance,
-  limits: Config["rateLimit"],
-  apiPrefix: string,
-  rememberedAddresses = REMEMBERED_ADDRESSES,
-): Promise<void> {
+export async function rateLimits(app: FastifyInstance, limits: Config["rateLimit"], apiPrefix: string): Promise<void> {
   const limiter = (max: number, timeWindow: number, detail: Limit["detail"]): Limit | undefined => {
     if (max === 0) return undefined;
     // `cache` sizes the store of this limit: the plugin passes every option on to it.
-    const options: CreateRateLimitOptions & { cache: number } = { max, timeWindow, cache: rememberedAddresses };
+    const options: CreateRateLimitOptions & { cache: number } = { max, timeWindow, cache: REMEMBERED_ADDRESSES };
     return { check: app.createRateLimit(options), detail };
   };
   // Only the limiters are used (createRateLimit), so that all writes of an address share one count
