@@ -28,6 +28,8 @@ export const ConfigSchema = Type.Object({
     port: Type.Integer({ ...setting({ key: "server.port", aliases: ["PORT"], default: 8080 }), minimum: 0, maximum: 65535 }),
     /** Fastify's trustProxy: whether (or from which addresses) X-Forwarded-For and -Proto are believed. */
     trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], setting({ key: "server.trust-proxy", default: false, parse: trustProxy })),
+    /** How long a stop may drain before the process exits anyway (src/stop-on-signals.ts). */
+    shutdownTimeoutSeconds: Type.Integer({ ...setting({ key: "server.shutdown-timeout-seconds", default: 15 }), minimum: 1, maximum: 3600 }),
   }),
   storage: Type.Object({
     url: Type.String(setting({ key: "service.storage.url", aliases: ["DATABASE_URL"], default: "sqlite:./data/service.db", parse: storageUrl })),
@@ -57,6 +59,11 @@ export const ConfigSchema = Type.Object({
   }),
   documents: Type.Object({
     maxContentBytes: Type.Integer({ ...setting({ key: "service.documents.max-content-bytes", default: 5_242_880 }), minimum: 1, maximum: 1_073_741_824 }),
+  }),
+  /** Per client address and instance (src/http/rate-limits.ts); 0 turns a limit off. */
+  rateLimit: Type.Object({
+    createsPerMinute: Type.Integer({ ...setting({ key: "service.rate-limit.creates-per-minute", default: 60 }), minimum: 0, maximum: 1_000_000 }),
+    writesPerSecond: Type.Integer({ ...setting({ key: "service.rate-limit.writes-per-second", default: 1000 }), minimum: 0, maximum: 1_000_000 }),
   }),
   cors: Type.Object({ origins: Type.Array(Type.String(), setting({ key: "service.cors.origins", default: [], parse: origins })) }),
   log: Type.Object({

@@ -6,6 +6,7 @@ import { systemClock } from "./service/clock.js";
 import { readIdentity } from "./identity.js";
 import { openStore } from "./storage/open-store.js";
 import { StorageInUseError } from "./storage/store.js";
+import { stopOnSignals } from "./stop-on-signals.js";
 import { redactStorageUrl } from "./storage/storage-url.js";
 
 /** Stops the start with one line on stderr (no stack trace): the operator's mistake, not a fault. */
@@ -44,29 +45,27 @@ async function main(): Promise<void> {
   const composition = compose({ config, store, clock: systemClock, log: logger });
   const app = await buildApp({ composition, identity: readIdentity(), logger });
 
-  let closing: Promise<void> | undefined;
-  const shutdown = (signal: string) => {
-    closing ??= (async () => {
-      logger.info({ signal }, "shutting down: finishing in-flight requests");
-      const timer = setTimeout(() => {
-        logger.error("shutdown took longer than 15 s; exiting");
-        process.exit(1);
-      }, 15_000);
-      timer.unref();
-      try {
-        await app.close();
-        await store.close();
-        logger.info("closed cleanly");
-      } catch (error) {
-        logger.error({ err: error }, "error while closing");
-        process.exitCode = 1;
-      }
-    })();
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
-
-  const address = await app.listen({ host: config.server.host, port: config.server.port, backlog: LISTEN_BACKLOG });
+  // Fastify writes a "Server listening at" line of its own (one per interface on 0.0.0.0) and has
+  // no option to leave it out; the one line below says more, so Fastify's logger keeps quiet while it listens.
+  await app.ready();
+  const level = app.log.level;
+  app.log.level = "silent";
+  let address: string;
+  try {
+    address = await app.listen({ host: config.server.host, port: config.server.port, backlog: LISTEN_BACKLOG });
+  } finally {
+    app.log.level = level;
+  }
+  // From here on a stop drains; before, the default action of a signal ends a process that has
+  // accepted nothing yet. Nothing runs between the listener opening and this line.
+  stopOnSignals(
+    logger,
+    async () => {
+      await app.close();
+      await store.close();
+    },
+    config.server.shutdownTimeoutSeconds * 1000,
+  );
   logger.info({ address, storage: redactStorageUrl(config.storage.url), tracker: config.tracker.apiUrl !== undefined }, `listening on ${address}`);
 }
 

@@ -9,13 +9,14 @@ const BCRYPT_HASH = "$2b$04$D/CGBg6htt1f7tl970OFtulvBJl1h1I6qkkO7nKrmZGv1s6LofJi
 const ARGON2ID_HASH = "$argon2id$v=19$m=19456,t=2,p=1$ht866IOHjJSogov9AYLrhg$QGAMTdbShuPVWpTC2fOIEVvGGK6keU2fkMGQIRnkPGc";
 
 const DEFAULTS: Config = {
-  server: { host: "127.0.0.1", port: 8080, trustProxy: false },
+  server: { host: "127.0.0.1", port: 8080, trustProxy: false, shutdownTimeoutSeconds: 15 },
   storage: { url: "sqlite:./data/service.db" },
   tracker: { loginType: "ldap", timeoutMs: 10_000 },
   masterPassword: { maxFailures: 5, lockSeconds: 60 },
   feed: { maxWaitSeconds: 60 },
   history: { pauseSeconds: 300, retentionSeconds: 86_400, compactionIntervalSeconds: 3600 },
   documents: { maxContentBytes: 5_242_880 },
+  rateLimit: { createsPerMinute: 60, writesPerSecond: 1000 },
   cors: { origins: [] },
   log: { level: "info" },
   metrics: { enabled: true },
@@ -26,6 +27,7 @@ server:
   host: 0.0.0.0
   port: 9000
   trust-proxy: 10.0.0.0/8, 127.0.0.1
+  shutdown-timeout-seconds: 8
 service:
   storage:
     url: sqlite:/var/lib/folio/service.db
@@ -46,6 +48,9 @@ service:
     compaction-interval-seconds: 600
   documents:
     max-content-bytes: 1024
+  rate-limit:
+    creates-per-minute: 0
+    writes-per-second: 20
   metrics:
     enabled: false
   cors:
@@ -57,13 +62,14 @@ log:
 `;
 
 const FROM_FULL_YAML: Config = {
-  server: { host: "0.0.0.0", port: 9000, trustProxy: ["10.0.0.0/8", "127.0.0.1"] },
+  server: { host: "0.0.0.0", port: 9000, trustProxy: ["10.0.0.0/8", "127.0.0.1"], shutdownTimeoutSeconds: 8 },
   storage: { url: "sqlite:/var/lib/folio/service.db" },
   tracker: { apiUrl: "https://tracker.example/api/v1", webUrl: "https://tracker.example", loginType: "normal", timeoutMs: 2500 },
   masterPassword: { hash: BCRYPT_HASH, maxFailures: 3, lockSeconds: 120 },
   feed: { maxWaitSeconds: 30 },
   history: { pauseSeconds: 60, retentionSeconds: 3600, compactionIntervalSeconds: 600 },
   documents: { maxContentBytes: 1024 },
+  rateLimit: { createsPerMinute: 0, writesPerSecond: 20 },
   cors: { origins: ["https://editor.example", "http://localhost:5173"] },
   log: { level: "warn" },
   metrics: { enabled: false },
@@ -152,7 +158,7 @@ describe("loadConfig: YAML file and environment", () => {
 
     expect(config).toEqual({
       ...FROM_FULL_YAML,
-      server: { host: "0.0.0.0", port: 9100, trustProxy: ["10.0.0.0/8", "127.0.0.1"] },
+      server: { host: "0.0.0.0", port: 9100, trustProxy: ["10.0.0.0/8", "127.0.0.1"], shutdownTimeoutSeconds: 8 },
       tracker: { ...FROM_FULL_YAML.tracker, timeoutMs: 700 },
       masterPassword: { ...FROM_FULL_YAML.masterPassword, hash: ARGON2ID_HASH },
       cors: { origins: ["https://a.example", "https://b.example"] },
@@ -162,14 +168,14 @@ describe("loadConfig: YAML file and environment", () => {
   it("ignores an empty variable, so the file or the default holds", () => {
     const config = loadConfig({ env: { SERVER_PORT: "", SERVER_HOST: "" }, file: yamlFile("server:\n  port: 9000\n") });
 
-    expect(config.server).toEqual({ host: "127.0.0.1", port: 9000, trustProxy: false });
+    expect(config.server).toEqual({ host: "127.0.0.1", port: 9000, trustProxy: false, shutdownTimeoutSeconds: 15 });
   });
 
   it("accepts the aliases HOST, PORT and DATABASE_URL", () => {
     const config = loadConfig({ env: { HOST: "::1", PORT: "3000", DATABASE_URL: "postgres://folio@db.example:5432/folio" }, file: null });
 
     expect({ server: config.server, storage: config.storage }).toEqual({
-      server: { host: "::1", port: 3000, trustProxy: false },
+      server: { host: "::1", port: 3000, trustProxy: false, shutdownTimeoutSeconds: 15 },
       storage: { url: "postgres://folio@db.example:5432/folio" },
     });
   });
@@ -231,6 +237,20 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
     expect(errorOf(fromEnv({ SERVICE_MASTER_PASSWORD_MAX_FAILURES: "0" }))).toBe(
       "service.master-password.max-failures (SERVICE_MASTER_PASSWORD_MAX_FAILURES): 0 is outside 1..1000000",
     );
+  });
+
+  it("reads the rate limits from their variables, 0 (off) included, and refuses a negative one", () => {
+    expect(fromEnv({ SERVICE_RATE_LIMIT_CREATES_PER_MINUTE: "0", SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "25" })().rateLimit).toEqual({
+      createsPerMinute: 0,
+      writesPerSecond: 25,
+    });
+    expect(errorOf(fromEnv({ SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "-1" }))).toBe(
+      'service.rate-limit.writes-per-second (SERVICE_RATE_LIMIT_WRITES_PER_SECOND): "-1" is not a whole number',
+    );
+  });
+
+  it("refuses a drain limit of 0", () => {
+    expect(errorOf(fromEnv({ SERVER_SHUTDOWN_TIMEOUT_SECONDS: "0" }))).toBe("server.shutdown-timeout-seconds (SERVER_SHUTDOWN_TIMEOUT_SECONDS): 0 is outside 1..3600");
   });
 
   it("names the alias that carried a bad value", () => {

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { send } from "./support/held-request.js";
 import { startProcess, type ServerProcess } from "./support/server-process.js";
 
 // The SIGTERM drain must not reset keep-alive clients: every answer sent while draining says
@@ -27,40 +28,6 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** One request through `agent`; with `hold` only the first half of the body goes out until `rest` is called. */
-function send(address: URL, method: string, path: string, body?: string, hold = false): { answer: Promise<Answer>; rest: () => void } {
-  const request = httpRequest({
-    host: address.hostname,
-    port: address.port,
-    method,
-    path,
-    agent,
-    headers: body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-  });
-  const answer = new Promise<Answer>((resolve, reject) => {
-    request.once("error", reject);
-    request.once("response", (response) => {
-      let text = "";
-      response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      response.once("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
-      response.once("error", reject);
-    });
-  });
-  if (body === undefined || !hold) {
-    request.end(body);
-    return { answer, rest: () => undefined };
-  }
-  const half = Math.floor(body.length / 2);
-  request.write(body.slice(0, half));
-  return { answer, rest: () => request.end(body.slice(half)) };
-}
-
 describe("the SIGTERM drain", () => {
   it("answers in-flight requests with Connection: close, and a keep-alive client's next request gets no reset", async () => {
     server = startProcess(
@@ -71,14 +38,18 @@ describe("the SIGTERM drain", () => {
     const address = new URL(String((await server.waitForLine((line) => line.msg.startsWith("listening on "), STARTUP_MS)).address));
     agent = new Agent({ keepAlive: true, maxSockets: 2 });
 
-    const created = await send(address, "POST", "/api/v1/documents", JSON.stringify({ title: "Plan", content: "a" })).answer;
+    const created = await send(address, "POST", "/api/v1/documents", { body: JSON.stringify({ title: "Plan", content: "a" }), agent }).answer;
     const { id } = JSON.parse(created.body) as { id: string };
     expect({ status: created.status, connection: created.headers.connection }).toEqual({ status: 201, connection: "keep-alive" });
 
     // Two requests in flight on the agent's two sockets when SIGTERM arrives: a long poll (answered
     // 204 at once by the drain) and a write whose body is still on its way (answered after it).
-    const poll = send(address, "GET", `/api/v1/documents/${id}/changes?since=1&wait=30`);
-    const write = send(address, "PUT", `/api/v1/documents/${id}`, JSON.stringify({ title: "Plan", content: "during the drain\n".repeat(100) }), true);
+    const poll = send(address, "GET", `/api/v1/documents/${id}/changes?since=1&wait=30`, { agent });
+    const write = send(address, "PUT", `/api/v1/documents/${id}`, {
+      body: JSON.stringify({ title: "Plan", content: "during the drain\n".repeat(100) }),
+      hold: true,
+      agent,
+    });
     await server.waitForLine((line) => line.msg === "request received" && line.method === "PUT", STARTUP_MS);
     server.child.kill("SIGTERM");
     await server.waitForLine((line) => line.msg === "shutting down: finishing in-flight requests", STARTUP_MS);
@@ -91,7 +62,7 @@ describe("the SIGTERM drain", () => {
 
     // The next request needs a new connection: the listener is closed (refused) or, in the moment
     // before it closes, the request gets a 503 problem that also says Connection: close. Never a reset.
-    const next = await send(address, "GET", "/api/v1/info").answer.then(
+    const next = await send(address, "GET", "/api/v1/info", { agent }).answer.then(
       (answer) => ({ status: answer.status, type: answer.headers["content-type"], connection: answer.headers.connection }),
       (error: NodeJS.ErrnoException) => ({ error: error.code }),
     );

@@ -41,8 +41,10 @@ async function startServer(): Promise<{ server: ServerProcess; address: URL }> {
 const isMessage = (text: string) => (line: LogLine) => line.msg === text;
 
 describe("the server process", () => {
-  it("starts on a free port, answers /api/v1/info over loopback and closes cleanly on SIGTERM", async () => {
+  it("starts on a free port with one line that says where, answers /api/v1/info over loopback and closes cleanly on SIGTERM", async () => {
     const { server, address } = await startServer();
+    // Fastify's own "Server listening at" line is left out.
+    expect(server.lines.filter((line) => /listening/i.test(line.msg)).map((line) => line.msg)).toEqual([`listening on ${address.origin}`]);
 
     const response = await fetch(new URL("/api/v1/info", address));
     expect({ status: response.status, type: response.headers.get("content-type"), body: await response.json() }).toEqual({

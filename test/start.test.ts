@@ -1,10 +1,10 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { REPO_ROOT, startCommand, type ServerProcess } from "./support/server-process.js";
+import { REPO_ROOT, ensureBuilt, startCommand, type ServerProcess } from "./support/server-process.js";
 
 // `npm start` as an operator and a supervisor use it: the build happened at install (`prepare`),
 // the start only starts, SIGTERM to the npm process reaches the server, and several instances can
@@ -16,8 +16,7 @@ let dir: string;
 const processes: ServerProcess[] = [];
 
 beforeAll(() => {
-  // `npm ci` builds dist/ (prepare); build here only when a checkout was never installed that way.
-  if (!existsSync(join(REPO_ROOT, "dist/server.js"))) execFileSync("npm", ["run", "build"], { cwd: REPO_ROOT, stdio: "ignore", timeout: 120_000 });
+  ensureBuilt();
 }, 130_000);
 
 beforeEach(() => {
@@ -30,9 +29,13 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** `npm <args>` in `cwd` with only the given environment (a service.yaml of the checkout does not leak in). */
+/**
+ * `npm <args>` in `cwd` with only the given environment (a service.yaml of the checkout does not leak
+ * in), leading its own process group, so that the clean-up after a failed test ends the server too
+ * (SIGKILL to npm alone would leave it running).
+ */
 function npm(args: string[], env: Record<string, string>, cwd = REPO_ROOT): ServerProcess {
-  const started = startCommand("npm", args, { HOME: dir, SERVICE_CONFIG_FILE: join(dir, "empty.yaml"), ...env }, cwd);
+  const started = startCommand("npm", args, { HOME: dir, SERVICE_CONFIG_FILE: join(dir, "empty.yaml"), ...env }, cwd, { ownGroup: true });
   processes.push(started);
   return started;
 }

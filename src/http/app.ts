@@ -6,6 +6,7 @@ import { renderError, sendProblem } from "./problem-details.js";
 import { compileValidator } from "./validator.js";
 import { registerOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
+import { rateLimits } from "./rate-limits.js";
 import { answerClientError } from "./client-error.js";
 import { operationRoutes } from "./operations.js";
 import { requestIdOf } from "./request-id.js";
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.setValidatorCompiler(compileValidator);
   operationRoutes(app, { store, metrics });
   closeConnectionsOnShutdown(app);
+  await rateLimits(app, config.rateLimit, API_PREFIX);
   // A UUID names one document however its hex digits are cased.
   // Hooks on every request take a callback rather than being async: no promise per request and hook.
   app.addHook("preHandler", (request, _reply, done) => {

@@ -17,6 +17,7 @@ export type RenderedCode =
   | "headers-too-large"
   | "storage-unavailable"
   | "shutting-down"
+  | "rate-limited"
   | "page-not-built"
   | "internal";
 

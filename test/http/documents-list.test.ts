@@ -6,7 +6,7 @@ import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import type { Store } from "../../src/storage/store.js";
 import { ManualClock } from "../support/manual-clock.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
-import { BASIC_CHALLENGE, PROBLEM_TYPE, T0, at, basicAuth, createDocument, expectJson } from "../support/http-expect.js";
+import { BASIC_CHALLENGE, PROBLEM_TYPE, T0, at, basicAuth, createDocument, expectJson, expectProblemRetryAfter } from "../support/http-expect.js";
 
 const LIST = "/api/v1/documents";
 const PASSWORD = "correct horse battery staple";
@@ -69,23 +69,8 @@ function expectUnauthorized(response: LightMyRequestResponse, detail = "user or 
 
 /** Asserts the exact 429 answer with `Retry-After` in whole seconds. */
 function expectLocked(response: LightMyRequestResponse, seconds: number): void {
-  expect({
-    status: response.statusCode,
-    contentType: response.headers["content-type"],
-    retryAfter: response.headers["retry-after"],
-    body: response.json<unknown>(),
-  }).toEqual({
-    status: 429,
-    contentType: PROBLEM_TYPE,
-    retryAfter: String(seconds),
-    body: {
-      type: "urn:folio:problem:list-locked",
-      title: "Document list locked",
-      status: 429,
-      detail: `too many failed attempts; try again in ${seconds} s`,
-      instance: LIST,
-    },
-  });
+  const detail = `too many failed attempts; try again in ${seconds} s`;
+  expectProblemRetryAfter(response, { status: 429, code: "list-locked", title: "Document list locked", detail, instance: LIST }, seconds);
 }
 
 /** Fails `count` times in a row, asserting each failure is a plain 401. */

@@ -47,6 +47,12 @@ export function expectProblem(response: LightMyRequestResponse, expected: Expect
   });
 }
 
+/** Asserts a problem answer like {@link expectProblem}, and its `Retry-After` in whole seconds. */
+export function expectProblemRetryAfter(response: LightMyRequestResponse, expected: ExpectedProblem, retryAfterSeconds: number): void {
+  expect(response.headers["retry-after"]).toBe(String(retryAfterSeconds));
+  expectProblem(response, expected);
+}
+
 /** Asserts a JSON answer: status, exact content type and exact body. */
 export function expectJson(response: LightMyRequestResponse, status: number, body: unknown): void {
   expect({ status: response.statusCode, contentType: response.headers["content-type"], body: response.json<unknown>() }).toEqual({

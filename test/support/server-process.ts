@@ -1,4 +1,5 @@
-import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { execFileSync, spawn, type ChildProcessByStdio } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
@@ -6,6 +7,11 @@ import type { Readable, Writable } from "node:stream";
 
 /** The repository root, where package.json and src/ live. */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Builds dist/ for tests that run `npm start`, only when the checkout was never built (`npm ci` builds it: prepare). */
+export function ensureBuilt(): void {
+  if (!existsSync(`${REPO_ROOT}dist/server.js`)) execFileSync("npm", ["run", "build"], { cwd: REPO_ROOT, stdio: "ignore", timeout: 120_000 });
+}
 
 /** `node --import <tsx>`: runs the TypeScript sources as they are, from any working directory. */
 export function tsxNodeArguments(script: string): string[] {
@@ -35,7 +41,9 @@ export interface ServerProcess {
   waitForLine(matches: (line: LogLine) => boolean, timeoutMs: number): Promise<LogLine>;
   /** Resolves when the process has exited; rejects after `timeoutMs` (and kills it). */
   waitForExit(timeoutMs: number): Promise<ExitStatus>;
-  /** Kills the process if it still runs (cleanup after a failed test). */
+  /** Sends `signal` to every process of the group the process leads (started with `ownGroup`). */
+  signalGroup(signal: NodeJS.Signals): void;
+  /** Kills the process (its group, when it leads one) if it still runs (cleanup after a failed test). */
   kill(): void;
 }
 
@@ -43,16 +51,21 @@ export interface ServerProcess {
  * Starts `script` (relative to the repository root) with `args`, exactly `env` plus PATH, in `cwd`, so
  * neither the caller's environment nor a service.yaml of the repository leaks in.
  */
-export function startProcess(script: string, env: Record<string, string>, cwd: string, args: readonly string[] = []): ServerProcess {
-  return startCommand(process.execPath, [...tsxNodeArguments(script), ...args], env, cwd);
+export function startProcess(script: string, env: Record<string, string>, cwd: string, args: readonly string[] = [], options: { ownGroup?: boolean } = {}): ServerProcess {
+  return startCommand(process.execPath, [...tsxNodeArguments(script), ...args], env, cwd, options);
 }
 
-/** Like {@link startProcess}, for any command (`npm start`, `node dist/server.js`). */
-export function startCommand(command: string, args: string[], env: Record<string, string>, cwd: string): ServerProcess {
+/**
+ * Like {@link startProcess}, for any command (`npm start`, `node dist/server.js`). With `ownGroup`
+ * the command leads a process group of its own, as under a terminal or a supervisor, so that
+ * {@link ServerProcess.signalGroup} reaches it and every process it started.
+ */
+export function startCommand(command: string, args: string[], env: Record<string, string>, cwd: string, options: { ownGroup?: boolean } = {}): ServerProcess {
   const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["pipe", "pipe", "pipe"],
+    detached: options.ownGroup === true,
   });
   const lines: LogLine[] = [];
   const raw: string[] = [];
@@ -119,8 +132,19 @@ export function startCommand(command: string, args: string[], env: Record<string
         clearTimeout(timer);
       }
     },
+    signalGroup(signal) {
+      if (!options.ownGroup || child.pid === undefined) throw new Error("the process leads no group of its own");
+      process.kill(-child.pid, signal);
+    },
     kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      if (options.ownGroup && child.pid !== undefined) {
+        // The group outlives its leader when a child of it still runs: end them all.
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // The group is gone.
+        }
+      } else if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     },
   };
 }

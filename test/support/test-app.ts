@@ -33,9 +33,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A mutable deep copy of the defaults (loadConfig returns a frozen object). */
+/**
+ * A mutable deep copy of the defaults (loadConfig returns a frozen object), with the rate limits
+ * off: a suite sends from one address at a script's pace, which is what the limits are for.
+ * test/http/rate-limits.test.ts turns them on.
+ */
 export function testConfig(change?: (config: Config) => void): Config {
   const config = structuredClone(defaultConfig());
+  config.rateLimit = { createsPerMinute: 0, writesPerSecond: 0 };
   change?.(config);
   return config;
 }
