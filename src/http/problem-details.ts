@@ -17,7 +17,6 @@ export type RenderedCode =
   | "headers-too-large"
   | "storage-unavailable"
   | "shutting-down"
-  | "rate-limited"
   | "page-not-built"
   | "internal";
 
