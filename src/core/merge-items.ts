@@ -15,6 +15,12 @@ export interface MergeLevel {
    * (the changed line stays). Words and characters: such a pair is contested like any other.
    */
   readonly deletionsYield: boolean;
+  /**
+   * What both sides replaced the same way: merged one level finer (lines: a blank both typed at
+   * the end of one line is two blanks, as two inserted words), or counted once (words: both fixed
+   * "teh" to "the").
+   */
+  readonly sameChange: "finer" | "once";
 }
 
 /**
@@ -22,18 +28,20 @@ export interface MergeLevel {
  * service's side) and `mine` (the local side) are each diffed against `base`, and the two op lists
  * are combined by the service's rebase rule (rebaseOps): what does not overlap is kept with its
  * placement rules (an insert at the start of a range before it, at its end after it, two inserts
- * at one point theirs first), and a change made on both sides counts once. Each group of ops that
- * do overlap becomes one contested region, which `level.resolve` merges one level finer. The
- * answer is a function of the three lists alone.
+ * at one point theirs first). What both sides did the same way: items both put in at one point
+ * are kept twice (two people typed them), items both deleted are deleted once, and items both
+ * replaced the same way go by `level.sameChange`. Each group of ops that do overlap becomes one
+ * contested region, which `level.resolve` merges one level finer. The answer is a function of the
+ * three lists alone.
  */
 export function mergeItems(base: readonly string[], theirs: readonly string[], mine: readonly string[], level: MergeLevel): string[] {
-  if (same(theirs, mine) || same(base, mine)) return [...theirs];
+  if (same(base, mine)) return [...theirs];
   if (same(base, theirs)) return [...mine];
   const theirsOps = diffLines(base, theirs);
   const mineOps = diffLines(base, mine);
-  const foreign = settleDeletions(theirsOps, mineOps, level.deletionsYield);
+  const settled = settleDeletions(theirsOps, mineOps, level.deletionsYield);
   // Items both sides delete are deleted by the service's side only, so that no two deletions overlap.
-  const local = withoutDeleted(settleDeletions(mineOps, theirsOps, level.deletionsYield), foreign);
+  const [foreign, local] = madeTwice(base, settled, withoutDeleted(settleDeletions(mineOps, theirsOps, level.deletionsYield), settled), level);
   const rebased = rebaseOps(foreign, local);
   if (rebased.ok) return mustApply(mustApply(base, foreign), rebased.ops);
 
@@ -100,6 +108,26 @@ function settleDeletions(side: readonly NormalizedOp[], other: readonly Normaliz
     }
   }
   return out.sort(byPosition);
+}
+
+/**
+ * The ops `local` has exactly like `foreign` (same range, same items), taken out of `local` and
+ * settled in `foreign`: an insert made twice puts its items in twice (the service's first), a
+ * replacement made twice goes by `level.sameChange`.
+ */
+function madeTwice(base: readonly string[], foreign: NormalizedOp[], local: NormalizedOp[], level: MergeLevel): [NormalizedOp[], NormalizedOp[]] {
+  const key = (op: NormalizedOp) => JSON.stringify([op.index, op.count, op.lines]);
+  const twins = new Set(local.map(key));
+  const made = new Set<string>();
+  const settled = foreign.map((op) => {
+    if (!twins.has(key(op))) return op;
+    made.add(key(op));
+    if (op.count === 0) return { ...op, lines: [...op.lines, ...op.lines] };
+    if (level.sameChange === "once") return op;
+    const lines = [...op.lines];
+    return { ...op, lines: level.resolve(base.slice(op.index, opEnd(op)), lines, [...lines]) };
+  });
+  return [settled, local.filter((op) => !made.has(key(op)))];
 }
 
 /** `ops` without the items that `done`'s deletions take out already. */

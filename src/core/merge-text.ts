@@ -25,11 +25,15 @@ export function mergeText(base: string, theirs: string, mine: string): string {
 }
 
 /**
- * Words: a run of letters, digits, marks and "_", a run of blanks, a line break, or any other single
- * character. Merging whole words keeps two people's words apart (" Monday" and " Tuesday" typed at
- * one point stay two words, never letters shuffled together).
+ * Words: a run of letters, digits, marks and "_", or any other single character, each with the
+ * blanks before it; blanks at the end of a line, and a line break, are words of their own. Merging
+ * whole words keeps two people's words apart (" Monday" and " Tuesday" typed at one point stay two
+ * words, never letters shuffled together). The blanks go with the word after them so that a diff
+ * pairs words, never a lone blank: with blanks as words of their own, "Plan B4" against
+ * "Plan C7z B4" could pair the blanks and take "B4" for the base of "C7z", and a letter typed at
+ * the end of "B4" meanwhile would land after "C7z".
  */
-const WORD = /\n|[^\S\n]+|[\p{L}\p{N}\p{M}_]+|[^]/gu;
+const WORD = /\n|[^\S\n]*(?:[\p{L}\p{N}\p{M}_]+|[^\s])|[^\S\n]+/gu;
 
 const words = (text: string): string[] => text.match(WORD) ?? [];
 
@@ -38,16 +42,19 @@ const characters = (text: string): string[] => Array.from(text);
 
 const CHARACTERS: MergeLevel = {
   deletionsYield: false,
+  sameChange: "once",
   resolve: (_base, theirs, mine) => [...theirs, ...mine],
 };
 
 const WORDS: MergeLevel = {
   deletionsYield: false,
+  sameChange: "once",
   resolve: (base, theirs, mine) => mergeItems(characters(base.join("")), characters(theirs.join("")), characters(mine.join("")), CHARACTERS),
 };
 
 const LINES: MergeLevel = {
   deletionsYield: true,
+  sameChange: "finer",
   // Regions are never empty, so joining and splitting them gives back the same lines.
   resolve: (base, theirs, mine) => splitLines(mergeItems(words(joinLines(base)), words(joinLines(theirs)), words(joinLines(mine)), WORDS).join("")),
 };

@@ -43,10 +43,20 @@ describe("mergeText", () => {
     expect(mergeText("keep this", "keep", "keep this!")).toBe("keep!");
   });
 
-  it("applies changes of different lines as the rebase does, a line both sides wrote the same way once", () => {
+  it("applies changes of different lines as the rebase does", () => {
     expect(mergeText("a\nb\nc", "A\nb\nc", "a\nb\nC")).toBe("A\nb\nC");
-    expect(mergeText("a\nb\nc", "a\nB\nc", "a\nB\nc")).toBe("a\nB\nc");
     expect(mergeText("a", "a\nt", "a\nm")).toBe("a\nt\nm");
+  });
+
+  it("keeps twice what both put in at one point, and counts once what both deleted or replaced the same way", () => {
+    // Both typed a blank after "beta", both pressed Enter after "a": two people typed them.
+    expect(mergeText("beta", "beta ", "beta ")).toBe("beta  ");
+    expect(mergeText("a", "a\n", "a\n")).toBe("a\n\n");
+    expect(mergeText("a\nb\nc", "a\nb\nc\nd", "a\nb\nc\nd")).toBe("a\nb\nc\nd\nd");
+    // Both fixed the same word, both deleted the same line or word.
+    expect(mergeText("a\nteh cat", "a\nthe cat", "a\nthe cat")).toBe("a\nthe cat");
+    expect(mergeText("a\nb\nc", "a\nc", "a\nc")).toBe("a\nc");
+    expect(mergeText("a big cat", "a cat", "a cat")).toBe("a cat");
   });
 
   it("keeps surrogate pairs whole", () => {
