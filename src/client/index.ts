@@ -7,7 +7,6 @@ export { createClient, type ClientOptions, type FolioClient, type PatchAnswer, t
 export { FolioError, FolioNetworkError } from "./errors.js";
 export { openDocument, randomClientId } from "./open-document.js";
 export {
-  ConflictDiscardedError,
   type Conflict,
   type LiveDocument,
   type OpenOptions,
@@ -21,3 +20,5 @@ export type * from "./types.js";
 export { checksumOf } from "../core/checksum.js";
 export { joinLines, splitLines } from "../core/lines.js";
 export { rebuildAfterPatch } from "../core/rebuild-rule.js";
+export { mergeText } from "../core/merge-text.js";
+export type { TextEdit } from "../core/text-edits.js";
