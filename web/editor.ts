@@ -1,7 +1,7 @@
 /**
  * CodeMirror 6 bound to the client's LiveDocument. Local edits hand the whole text to doc.setText;
- * a remote change arrives as line ops against the text the editor shows, becomes one transaction of
- * character changes (line-changes.ts) marked as remote so it is not sent back, and CodeMirror maps the
+ * a remote change arrives with its character edits against the text the editor shows (TextChange.edits),
+ * becomes one transaction of them marked as remote so it is not sent back, and CodeMirror maps the
  * local cursor and selection through it.
  */
 import { history, historyKeymap } from "@codemirror/commands";
@@ -18,7 +18,6 @@ import {
   type ViewUpdate,
 } from "@codemirror/view";
 import type { LiveDocument, TextChange } from "../src/client/index.js";
-import { toCharChanges } from "./line-changes.js";
 import { parseLine } from "./outline.js";
 
 /** Marks a transaction that brings the document's own text in: it must not go out as a local edit. */
@@ -149,7 +148,8 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
   const unsubscribe = doc.on("change", (change: TextChange) => {
     const shown = view.state.doc.toString();
     if (shown === change.text) return;
-    const changes = shown === change.previousText ? toCharChanges(change.previousText, change.ops) : [{ from: 0, to: shown.length, insert: change.text }];
+    // The change's character edits: a cursor in a line that also changed elsewhere stays where it was.
+    const changes = shown === change.previousText ? change.edits : [{ from: 0, to: shown.length, insert: change.text }];
     view.dispatch({ changes, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     // The ops describe previousText → text; a mismatch would mean the two drifted apart: take the text.
     if (view.state.doc.toString() !== doc.text) {
