@@ -15,7 +15,7 @@ type ConflictEvents = { conflict: [Conflict] };
 /**
  * Asks the conflict listeners to choose, one conflict at a time (only with `conflicts: "ask"`).
  * With no listener there is nobody to ask: `undefined` at once, and the live document merges as by
- * default, so that it never stays stuck and never drops what was typed (README, "Conflicts").
+ * default, so that it never stays stuck and never drops what was typed (README, "Two people in one line").
  */
 export class ConflictDeck {
   private waiting = false;
