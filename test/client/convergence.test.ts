@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { runConvergence } from "../support/convergence.js";
+import { runConvergence, seeded } from "../support/convergence.js";
 import { serveTestApp, type ServedApp } from "../support/client-harness.js";
 import { runWordConvergence } from "../support/word-convergence.js";
 
@@ -13,19 +13,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await s.close();
 });
-
-/** FOLIO_CONVERGENCE_RUNS=n repeats a scenario with n seeds in a row (a soak; give it a longer timeout). */
-async function seeded(run: (seed: number) => Promise<void>): Promise<void> {
-  const runs = Math.max(1, Number(process.env.FOLIO_CONVERGENCE_RUNS ?? 1));
-  for (let round = 0; round < runs; round++) {
-    const seed = process.env.FOLIO_SEED ? Number(process.env.FOLIO_SEED) : Math.floor(Math.random() * 2 ** 31);
-    try {
-      await run(seed);
-    } catch (error) {
-      throw new Error(`convergence failed with FOLIO_SEED=${seed}: ${(error as Error).message}`, { cause: error });
-    }
-  }
-}
 
 it("converges four live documents typing words into the same three lines through a faulty network: every word once", { timeout: 30_000 }, async () => {
   await seeded(async (seed) => {

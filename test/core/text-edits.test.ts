@@ -2,20 +2,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffLines } from "../../src/core/diff-lines.js";
 import { joinLines, splitLines } from "../../src/core/lines.js";
-import { textEdits, type TextEdit } from "../../src/core/text-edits.js";
+import { textEdits } from "../../src/core/text-edits.js";
+// The editor page's own check: edits have the shape of its character changes.
+import { applyCharChanges as apply } from "../../web/line-changes.js";
 import { propertyParams } from "./property-support.js";
 
 // textEdits: the character edits a live document hands the editor with every change (TextChange.edits).
-
-function apply(text: string, edits: readonly TextEdit[]): string {
-  let out = "";
-  let cursor = 0;
-  for (const edit of edits) {
-    out += text.slice(cursor, edit.from) + edit.insert;
-    cursor = edit.to;
-  }
-  return out + text.slice(cursor);
-}
 
 const editsOf = (before: string, after: string) => textEdits(splitLines(before), diffLines(splitLines(before), splitLines(after)));
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { runConvergence } from "../support/convergence.js";
+import { runConvergence, seeded } from "../support/convergence.js";
 import { describePostgres } from "../support/postgres.js";
 import { runWordConvergence } from "../support/word-convergence.js";
 import { Cluster } from "./instances.js";
@@ -16,15 +16,6 @@ describePostgres("the client across two instances sharing PostgreSQL", () => {
   afterEach(async () => {
     await cluster.close();
   });
-
-  async function seeded(run: (seed: number) => Promise<void>): Promise<void> {
-    const seed = process.env.FOLIO_SEED ? Number(process.env.FOLIO_SEED) : Math.floor(Math.random() * 2 ** 31);
-    try {
-      await run(seed);
-    } catch (error) {
-      throw new Error(`convergence failed with FOLIO_SEED=${seed}: ${(error as Error).message}`, { cause: error });
-    }
-  }
 
   it("converges four live documents typing words into the same three lines through a faulty network: every word once", { timeout: 40_000 }, async () => {
     await seeded(async (seed) => {

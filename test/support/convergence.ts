@@ -204,3 +204,19 @@ export async function checkHistory(plain: FolioClient, store: Store, id: string,
   }
   return head;
 }
+
+/**
+ * Runs a seeded scenario with FOLIO_SEED or a random seed, naming the seed when it fails;
+ * FOLIO_CONVERGENCE_RUNS=n repeats it with n seeds in a row (a soak; give it a longer timeout).
+ */
+export async function seeded(run: (seed: number) => Promise<void>): Promise<void> {
+  const runs = Math.max(1, Number(process.env.FOLIO_CONVERGENCE_RUNS ?? 1));
+  for (let round = 0; round < runs; round++) {
+    const seed = process.env.FOLIO_SEED ? Number(process.env.FOLIO_SEED) : Math.floor(Math.random() * 2 ** 31);
+    try {
+      await run(seed);
+    } catch (error) {
+      throw new Error(`convergence failed with FOLIO_SEED=${seed}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}
