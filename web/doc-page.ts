@@ -4,7 +4,6 @@
  * (pending-store.ts) from the first keystroke, so a reload or a closed tab resends them.
  */
 import { openDocument, randomClientId, type FolioClient, type LiveDocument, type ServiceInfo } from "../src/client/index.js";
-import { conflictView } from "./conflict-view.js";
 import { append, h, messageOf, replace } from "./dom.js";
 import { bindEditor, type BoundEditor } from "./editor.js";
 import { historyPanel } from "./history-panel.js";
@@ -54,7 +53,6 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
   let tracker: TrackerPanel | undefined;
   const badges = info?.tracker ? ticketBadges({ client, doc, onTokenRejected: () => tracker?.logOut("The tracker session ended: log in again.") }) : undefined;
   if (info?.tracker && badges) tracker = trackerPanel({ client, doc, editor: (): BoundEditor => editor, trackerWeb: info.trackerWeb, badges });
-  const conflicts = conflictView(() => editor, () => doc.deleted);
   const layout = h("div", { class: "doc-layout" });
   // With every panel closed the editor takes the whole width.
   const toggles = panelToggles(
@@ -82,7 +80,7 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
     layout,
   );
   append(layout, [
-    h("main", { class: "doc-main" }, toolbar, message, conflicts.element, editorHost, h("p", { class: "hint muted" }, hint)),
+    h("main", { class: "doc-main" }, toolbar, message, editorHost, h("p", { class: "hint muted" }, hint)),
     h("aside", { class: "side", "aria-label": "Panels" }, history.element, tracker?.element),
   ]);
 
@@ -142,7 +140,6 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
   doc.on("status", (status) => (doc.deleted ? sync.show("deleted") : sync.show(status)));
   doc.on("deleted", showDeleted);
   doc.on("restored", showRestored);
-  doc.on("conflict", conflicts.show);
   doc.on("error", (error) => (message.textContent = messageOf(error)));
   doc.on("title", (next) => {
     if (document.activeElement !== title) title.value = next;

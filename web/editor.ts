@@ -1,8 +1,8 @@
 /**
  * CodeMirror 6 bound to the client's LiveDocument. Local edits hand the whole text to doc.setText;
- * a remote change arrives as line ops against the text the editor shows, becomes one transaction of
- * minimal character changes (line-changes.ts) marked as remote so it is not sent back, and CodeMirror
- * maps the local cursor and selection through it. The keys are in editor-keys.ts.
+ * a remote change arrives with its character edits against the text the editor shows (TextChange.edits),
+ * becomes one transaction of them marked as remote so it is not sent back, and CodeMirror maps the
+ * local cursor and selection through it. The keys are in editor-keys.ts.
  */
 import { history } from "@codemirror/commands";
 import { Annotation, Compartment, EditorState, RangeSetBuilder, Transaction, type Extension } from "@codemirror/state";
@@ -112,9 +112,10 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
   const unsubscribe = doc.on("change", (change: TextChange) => {
     const shown = view.state.doc.toString();
     if (shown === change.text) return;
-    // The ops describe previousText → text; should the editor show another text, its own diff serves.
-    const ops = shown === change.previousText ? change.ops : diffLines(splitLines(shown), splitLines(change.text)).map(toLineOperation);
-    view.dispatch({ changes: toMinimalChanges(shown, ops), annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
+    // The change's character edits: a cursor in a line that also changed elsewhere stays where it was.
+    // Should the editor show another text than the change's start, its own minimal diff serves.
+    const changes = shown === change.previousText ? change.edits : toMinimalChanges(shown, diffLines(splitLines(shown), splitLines(change.text)).map(toLineOperation));
+    view.dispatch({ changes, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     if (view.state.doc.toString() !== doc.text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc.text }, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
     }

@@ -1,13 +1,14 @@
 import { applyOps } from "../core/apply-ops.js";
 import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
-import type { NormalizedOp } from "../core/normalized-op.js";
 import { minimizeOps } from "../core/minimize-ops.js";
 import { rebaseOps } from "../core/rebase-ops.js";
 import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
 import type { Snapshot } from "./conflicts.js";
 import type { PersistedPending } from "./live-types.js";
+import { checksumOf } from "../core/checksum.js";
+import { toLineOperation, type NormalizedOp } from "../core/normalized-op.js";
 import type { ContentPatchRequest } from "./types.js";
 
 /** A patch on its way: the request as sent, its base and the text it was made from. */
@@ -15,15 +16,47 @@ export interface Inflight {
   request: ContentPatchRequest;
   base: Snapshot;
   ops: NormalizedOp[];
-  /** apply(base, ops): the local text when the patch was made. */
+  /**
+   * The text the local edits made after this patch are relative to: apply(base, ops), the local
+   * text when the patch was made, carried over every feed answer applied while it is in flight.
+   */
   expected: string[];
+  /**
+   * Only for a patch resent after a reopen: the text the local edits (this patch's included) are
+   * relative to, older than the confirmed text. Such a patch applies no feed answer in flight.
+   * Without it, the local edits are relative to the confirmed text.
+   */
+  localBase?: string[];
   milestones: Array<{ resolve: () => void; reject: (error: Error) => void }>;
+}
+
+/** The next patch: the local text as a minimal diff against the confirmed text `base`. */
+export function newPatch(
+  base: Snapshot,
+  local: string[],
+  fields: { clientId: string; seq: number; displayName: string | undefined; milestones: Inflight["milestones"] },
+): Inflight {
+  const ops = diffLines(base.lines, local);
+  const { clientId, seq, displayName, milestones } = fields;
+  const request: ContentPatchRequest = {
+    baseVersion: base.version,
+    // Hashed once per text: the next patch on the same confirmed text sends it again.
+    checksum: (base.checksum ??= checksumOf(joinLines(base.lines))),
+    clientId,
+    seq,
+    ops: ops.map(toLineOperation),
+    ...(displayName !== undefined ? { displayName } : {}),
+    ...(milestones.length > 0 ? { milestone: true } : {}),
+  };
+  return { request, base, ops, expected: local, milestones };
 }
 
 /**
  * The local edits (`local` relative to `from`) carried over onto `target` with the core algebra, the
  * same rebase the service gives a stale patch; `remoteOps` are the ops from `from` to `target` when
  * the service sent them (else they are diffed). `undefined` when they truly overlap: a conflict.
+ * Used with `conflicts: "ask"`; by default the live document merges (mergeLines), which keeps a
+ * change both sides made twice where this rebase counts it once (a blank both typed at one point).
  */
 export function carryOver(from: readonly string[], local: readonly string[], target: readonly string[], remoteOps?: readonly NormalizedOp[]): string[] | undefined {
   const ownOps = diffLines(from, local);
@@ -66,7 +99,17 @@ export function adoptPersisted(persisted: PersistedPending, clientId: string): A
   const ops = request && persisted.clientId === clientId ? validateOps(request.ops) : undefined;
   const expected = ops?.ok ? applyOps(baseLines, ops.ops) : undefined;
   if (request && ops?.ok && expected?.ok) {
-    return { resend: { request, base: { version: persisted.baseVersion, lines: baseLines }, ops: ops.ops, expected: expected.lines, milestones: [] } };
+    const carried = persisted.localBaseText !== undefined && persisted.expectedText !== undefined;
+    return {
+      resend: {
+        request,
+        base: { version: persisted.baseVersion, lines: baseLines },
+        ops: ops.ops,
+        expected: carried ? splitLines(persisted.expectedText!) : expected.lines,
+        localBase: carried ? splitLines(persisted.localBaseText!) : baseLines,
+        milestones: [],
+      },
+    };
   }
   return { rebaseFrom: baseLines };
 }
@@ -76,6 +119,8 @@ export function toPersisted(state: { patch: Inflight | undefined; confirmed: Sna
   const { patch, confirmed, localText } = state;
   const base = patch?.base ?? confirmed;
   if (patch === undefined && localText === joinLines(confirmed.lines)) return undefined;
+  // The feed moved the text the local edits are relative to while the patch was in flight.
+  const localBase = patch ? (patch.localBase ?? confirmed.lines) : base.lines;
   return {
     ...(patch ? { request: patch.request } : {}),
     baseText: joinLines(base.lines),
@@ -83,5 +128,6 @@ export function toPersisted(state: { patch: Inflight | undefined; confirmed: Sna
     text: localText,
     clientId: state.clientId,
     nextSeq: state.nextSeq,
+    ...(patch && localBase !== base.lines ? { localBaseText: joinLines(localBase), expectedText: joinLines(patch.expected) } : {}),
   };
 }

@@ -13,9 +13,9 @@ export interface Snapshot {
 type ConflictEvents = { conflict: [Conflict] };
 
 /**
- * Asks the conflict listeners to choose, one conflict at a time. With no listener the choice is
- * "theirs" at once (`answered: false`): a live document never stays stuck, and the caller reports
- * the discarded local text in an `error` event (README, "Conflicts").
+ * Asks the conflict listeners to choose, one conflict at a time (only with `conflicts: "ask"`).
+ * With no listener there is nobody to ask: `undefined` at once, and the live document merges as by
+ * default, so that it never stays stuck and never drops what was typed (README, "Two people in one line").
  */
 export class ConflictDeck {
   private waiting = false;
@@ -29,8 +29,8 @@ export class ConflictDeck {
     return this.waiting;
   }
 
-  async ask(theirs: string, mine: () => string, version: number): Promise<{ choice: "theirs" | "mine"; answered: boolean }> {
-    if (this.emitter.count("conflict") === 0) return { choice: "theirs", answered: false };
+  async ask(theirs: string, mine: () => string, version: number): Promise<"theirs" | "mine" | undefined> {
+    if (this.emitter.count("conflict") === 0) return undefined;
     this.waiting = true;
     try {
       return await new Promise((resolve, reject) => {
@@ -46,7 +46,7 @@ export class ConflictDeck {
             if (decided || (choice !== "theirs" && choice !== "mine")) return;
             decided = true;
             this.signal.removeEventListener("abort", onAbort);
-            resolve({ choice, answered: true });
+            resolve(choice);
           },
         });
       });

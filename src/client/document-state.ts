@@ -1,11 +1,13 @@
 import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation } from "../core/normalized-op.js";
+import { textEdits } from "../core/text-edits.js";
 import { abortError } from "./backoff.js";
 import { adoptPersisted, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
 import { Emitter } from "./events.js";
 import type { FolioClient } from "./http.js";
+import type { PatchOutcome } from "./in-flight.js";
 import type { Conflict, LiveDocument, OpenOptions, PersistedPending, SyncStatus, TextChange } from "./live-types.js";
 import type { RetryContext } from "./retrying.js";
 import { SyncWaiters } from "./sync-waiters.js";
@@ -37,6 +39,8 @@ export abstract class DocumentState implements LiveDocument {
   protected titleText: string;
   protected isDeleted = false;
   protected inflight: Inflight | undefined;
+  /** The answer of the patch in flight, for the worker to take. */
+  protected answered: { patch: Inflight; outcome: PatchOutcome } | undefined;
   protected resend: Inflight | undefined;
   protected rebaseFrom: string[] | undefined;
   protected milestones: Inflight["milestones"] = [];
@@ -132,11 +136,11 @@ export abstract class DocumentState implements LiveDocument {
     const previousText = this.localText;
     const text = joinLines(lines);
     if (text === previousText) return;
-    const ops = diffLines(this.local, lines);
+    const previous = this.local;
     this.local = lines;
     this.localText = text;
     this.parked = false;
-    this.emitter.emit("change", { origin: "local", previousText, text, ops: ops.map(toLineOperation) });
+    this.changed("local", previous, previousText);
     void this.persist();
     this.updateStatus();
     this.wake();
@@ -176,6 +180,29 @@ export abstract class DocumentState implements LiveDocument {
     this.wakeUp?.();
   }
 
+  /** The worker waits here, settled, until wake() is called. */
+  protected async idle(): Promise<void> {
+    this.settle();
+    await new Promise<void>((resolve) => (this.wakeUp = resolve));
+    this.wakeUp = undefined;
+  }
+
+  /** Queues a feed answer for the worker; the feed loop polls again once it is applied. */
+  protected deliver(answer: ChangeFeed): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.announced = Math.max(this.announced, answer.currentVersion);
+    return new Promise((done) => {
+      this.feedQueue.push({ answer, done });
+      this.updateStatus();
+      this.wake();
+    });
+  }
+
+  protected wantsToSend(): boolean {
+    if (this.isDeleted || this.parked) return false;
+    return this.milestones.length > 0 || this.localText !== joinLines(this.confirmed.lines);
+  }
+
   // ---- small state changes ---------------------------------------------------------------------
 
   protected replaceLocal(lines: string[]): void {
@@ -184,7 +211,12 @@ export abstract class DocumentState implements LiveDocument {
     const previous = this.local;
     this.local = lines;
     this.localText = text;
-    if (text !== previousText) this.emitter.emit("change", { origin: "remote", previousText, text, ops: diffLines(previous, lines).map(toLineOperation) });
+    if (text !== previousText) this.changed("remote", previous, previousText);
+  }
+
+  private changed(origin: TextChange["origin"], previous: string[], previousText: string): void {
+    const ops = diffLines(previous, this.local);
+    this.emitter.emit("change", { origin, previousText, text: this.localText, ops: ops.map(toLineOperation), edits: textEdits(previous, ops) });
   }
 
   protected setTitle(title: string): void {

@@ -9,7 +9,6 @@ export { openDocument, randomClientId } from "./open-document.js";
 export { openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument, type ReadOnlyOptions } from "./read-only-document.js";
 export type { ReadCalls } from "./read-calls.js";
 export {
-  ConflictDiscardedError,
   type Conflict,
   type LiveDocument,
   type OpenOptions,
@@ -23,3 +22,5 @@ export type * from "./types.js";
 export { checksumOf } from "../core/checksum.js";
 export { joinLines, splitLines } from "../core/lines.js";
 export { rebuildAfterPatch } from "../core/rebuild-rule.js";
+export { mergeText } from "../core/merge-text.js";
+export type { TextEdit } from "../core/text-edits.js";

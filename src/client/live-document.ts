@@ -1,25 +1,26 @@
 import { applyOps } from "../core/apply-ops.js";
 import { checksumOf } from "../core/checksum.js";
-import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
-import { toLineOperation, type NormalizedOp } from "../core/normalized-op.js";
+import { mergeLines } from "../core/merge-text.js";
+import type { NormalizedOp } from "../core/normalized-op.js";
 import { rebuildAfterPatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
 import { Backoff, sleep } from "./backoff.js";
-import { carryOver, mergeMineWins, type Inflight } from "./carry-over.js";
+import { carryOver, mergeMineWins, newPatch, type Inflight } from "./carry-over.js";
 import type { Snapshot } from "./conflicts.js";
 import { DocumentState } from "./document-state.js";
 import { FolioError, isTransient } from "./errors.js";
 import { runFeed } from "./feed-loop.js";
-import type { FolioClient } from "./http.js";
-import { ConflictDiscardedError } from "./live-types.js";
+import { appliesInFlight, theirsOf, type PatchOutcome } from "./in-flight.js";
+import { renameWithRetry } from "./rename.js";
 import { untilAnswered } from "./retrying.js";
-import type { ChangeFeed, ContentPatchRequest, ContentPatchResult, Document } from "./types.js";
+import type { ChangeFeed, ContentPatchResult, Document } from "./types.js";
 
 /**
  * A live document: one patch in flight at most, and a feed loop. A single worker loop does every
- * change of state in turn (apply a feed answer, send a patch, reload), so no two of them ever
- * interleave. The rules are in docs/editing-protocol.md ("The client").
+ * change of state in turn (apply a feed answer, take a patch's answer, start a patch, reload), so
+ * no two of them ever interleave; a patch's request runs beside it, and feed answers of other
+ * people's changes are applied while it does. The rules are in docs/editing-protocol.md ("The client").
  */
 export class LiveDocumentImpl extends DocumentState {
   /** Starts the worker and the feed loop. */
@@ -46,19 +47,7 @@ export class LiveDocumentImpl extends DocumentState {
   }
 
   async rename(title: string): Promise<void> {
-    const context = { ...this.retrying, failing: () => undefined };
-    const attempt = (expectedVersion: number) =>
-      untilAnswered(context, (signal) => this.client.renameDocument(this.id, { title, expectedVersion }, signal));
-    let renamed: Document;
-    try {
-      renamed = await attempt(this.confirmed.version);
-    } catch (error) {
-      if (!(error instanceof FolioError) || error.status !== 409) throw error;
-      // The version moved on (maybe by this document's own patch): once more with the current one.
-      const current = await untilAnswered(context, (signal) => this.client.getDocument(this.id, signal));
-      renamed = await attempt(current.version);
-    }
-    this.setTitle(renamed.title);
+    this.setTitle((await renameWithRetry(this.client, this.id, this.retrying, title, this.confirmed.version)).title);
   }
 
   // ---- the worker ------------------------------------------------------------------------------
@@ -67,29 +56,32 @@ export class LiveDocumentImpl extends DocumentState {
     const backoff = new Backoff(this.options.retry);
     while (!this.closed) {
       try {
-        if (this.rebaseFrom) {
+        if (this.answered) {
+          const { patch, outcome } = this.answered;
+          this.answered = undefined;
+          await this.patchAnswered(patch, outcome);
+        } else if (this.rebaseFrom) {
           const from = this.rebaseFrom;
           this.rebaseFrom = undefined;
           await this.moveBase(from, this.confirmed);
+        } else if (this.inflight) {
+          // Other people's changes are shown at once; anything else waits for the patch's answer.
+          const next = this.feedQueue[0];
+          const versions = { confirmed: this.confirmed.version, feedBase: this.feedBase.version };
+          if (next && this.options.conflicts !== "ask" && appliesInFlight(next.answer, this.inflight, this.clientId, versions)) await this.nextFeed();
+          else await this.idle();
         } else if (this.reloadWanted) {
           await this.reload();
         } else if (this.feedQueue.length > 0) {
-          const feed = this.feedQueue.shift()!;
-          try {
-            await this.applyFeed(feed.answer);
-          } finally {
-            feed.done();
-          }
+          await this.nextFeed();
         } else if (this.resend) {
           const resend = this.resend;
           this.resend = undefined;
-          await this.sendPatch(resend);
+          await this.startPatch(resend);
         } else if (this.wantsToSend()) {
-          await this.sendPatch(this.prepare());
+          await this.startPatch(this.prepare());
         } else {
-          this.settle();
-          await new Promise<void>((resolve) => (this.wakeUp = resolve));
-          this.wakeUp = undefined;
+          await this.idle();
         }
         backoff.reset();
       } catch (error) {
@@ -101,63 +93,55 @@ export class LiveDocumentImpl extends DocumentState {
     }
   }
 
-  protected deliver(answer: ChangeFeed): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.announced = Math.max(this.announced, answer.currentVersion);
-    return new Promise((done) => {
-      this.feedQueue.push({ answer, done });
-      this.updateStatus();
-      this.wake();
-    });
-  }
-
-  protected wantsToSend(): boolean {
-    if (this.isDeleted || this.parked) return false;
-    return this.milestones.length > 0 || this.localText !== joinLines(this.confirmed.lines);
+  private async nextFeed(): Promise<void> {
+    const feed = this.feedQueue.shift()!;
+    try {
+      await this.applyFeed(feed.answer);
+    } finally {
+      feed.done();
+    }
   }
 
   protected prepare(): Inflight {
-    const base = this.confirmed;
-    const ops = diffLines(base.lines, this.local);
     const milestones = this.milestones.splice(0);
-    const request: ContentPatchRequest = {
-      baseVersion: base.version,
-      checksum: (base.checksum ??= checksumOf(joinLines(base.lines))),
-      clientId: this.clientId,
-      seq: this.nextSeq++,
-      ops: ops.map(toLineOperation),
-      ...(this.displayName !== undefined ? { displayName: this.displayName } : {}),
-      ...(milestones.length > 0 ? { milestone: true } : {}),
-    };
-    return { request, base, ops, expected: this.local, milestones };
+    return newPatch(this.confirmed, this.local, { clientId: this.clientId, seq: this.nextSeq++, displayName: this.displayName, milestones });
   }
 
-  /** Sends one patch until it has an answer; the same body (same seq) on every attempt. */
-  protected async sendPatch(patch: Inflight): Promise<void> {
+  /** Sends one patch until it has an answer, the same body (same seq) on every attempt, beside the worker. */
+  protected async startPatch(patch: Inflight): Promise<void> {
     this.inflight = patch;
     this.updateStatus();
     await this.persist();
-    let answer: Awaited<ReturnType<FolioClient["patchContent"]>>;
-    try {
-      answer = await untilAnswered(this.retrying, (signal) => this.client.patchContent(this.id, patch.request, signal));
-    } catch (error) {
-      this.inflight = undefined;
-      if (this.closed) throw error;
-      await this.refused(patch, error);
+    const answered = (outcome: PatchOutcome) => {
+      if (this.closed) return;
+      this.answered = { patch, outcome };
+      this.wake();
+    };
+    untilAnswered(this.retrying, (signal) => this.client.patchContent(this.id, patch.request, signal)).then(
+      (answer) => answered({ answer }),
+      (error: unknown) => answered({ error }),
+    );
+  }
+
+  protected async patchAnswered(patch: Inflight, outcome: PatchOutcome): Promise<void> {
+    this.inflight = undefined;
+    if ("error" in outcome) {
+      await this.refused(patch, outcome.error);
       await this.persist();
       return;
     }
-    this.inflight = undefined;
+    const answer = outcome.answer;
     this.unprocessable = 0;
     if (answer.status === 200) {
       await this.accepted(patch, answer.result);
       for (const waiter of patch.milestones) waiter.resolve();
     } else {
-      const since = validateOps(answer.conflict.opsSinceBase);
-      const theirs = since.ok ? applyOps(patch.base.lines, since.ops) : since;
-      if (!theirs.ok) throw new Error(`a 409's opsSinceBase do not fit the base: ${theirs.message}`);
+      const { target, ops } = theirsOf(patch, answer.conflict);
       this.milestones.unshift(...patch.milestones);
-      await this.conflict(patch.base.lines, { version: answer.conflict.currentVersion, lines: theirs.lines }, since.ok ? since.ops : undefined);
+      // The local edits (this patch's included) are relative to the confirmed text, which the feed
+      // may have moved past the patch's base meanwhile, up to or beyond the 409's version.
+      const from = patch.localBase ?? this.confirmed.lines;
+      if (patch.localBase || target.version > this.confirmed.version) await this.conflict(from, target, from === patch.base.lines ? ops : undefined);
     }
     await this.persist();
     this.updateStatus();
@@ -194,7 +178,7 @@ export class LiveDocumentImpl extends DocumentState {
       // The base is unknown or not what the service holds: reload once and send the edits again as
       // a fresh diff; a second 422 in a row waits before the next reload.
       if (++this.unprocessable > 1) await sleep(new Backoff(this.options.retry).next(), this.controller.signal);
-      await this.reload(patch.base.lines);
+      await this.reload(patch.localBase ?? this.confirmed.lines);
     } else if (status === 404) {
       this.markDeleted();
     } else if (status === 409) {
@@ -237,6 +221,17 @@ export class LiveDocumentImpl extends DocumentState {
     this.feedBase = target;
     // At or behind this client's own acknowledged patches: the text has it already.
     if (target.version <= this.confirmed.version) return;
+    const patch = this.inflight;
+    if (patch) {
+      // In flight: the patch's edits are carried onto the new text, then the edits made since it over
+      // that move, so that its answer finds them relative to exactly what they were made on.
+      const expected = mergeLines(this.confirmed.lines, target.lines, patch.expected);
+      const local = mergeLines(patch.expected, expected, this.local);
+      [patch.expected, this.confirmed] = [expected, target];
+      this.replaceLocal(local);
+      await this.persist();
+      return;
+    }
     // Without the service's ops from the confirmed text, the local edits are carried over a diff of the two texts.
     await this.moveBase(this.confirmed.lines, target, remoteOps);
   }
@@ -263,12 +258,13 @@ export class LiveDocumentImpl extends DocumentState {
   }
 
   /**
-   * Makes `target` the confirmed text and carries the local edits (relative to `from`) over onto it
-   * with the core algebra: the same rebase the service does to a stale patch. When they overlap
-   * what changed, it is a conflict the user (or the default) decides.
+   * Makes `target` the confirmed text and carries the local edits (relative to `from`) over onto it:
+   * merged with the service's text (mergeLines, nothing either side typed lost) or, with
+   * `conflicts: "ask"`, rebased as the service rebases a stale patch, the user choosing where they overlap.
    */
   protected async moveBase(from: readonly string[], target: Snapshot, remoteOps?: readonly NormalizedOp[]): Promise<void> {
-    const carried = carryOver(from, this.local, target.lines, remoteOps);
+    const asking = this.options.conflicts === "ask";
+    const carried = asking ? carryOver(from, this.local, target.lines, remoteOps) : mergeLines(from, target.lines, this.local);
     if (!carried) {
       await this.conflict(from, target, remoteOps);
       return;
@@ -278,20 +274,23 @@ export class LiveDocumentImpl extends DocumentState {
   }
 
   /**
-   * A true overlap between the local edits (relative to `from`) and the service's text `target`:
-   * the user (or, with no listener, the default "theirs") chooses. "mine" is the service's text with
-   * the local edits over it, the local side winning on the contested lines; it is sent next as a
-   * fresh diff against `target`.
+   * A true overlap between the local edits (relative to `from`) and the service's text `target`. By
+   * default the three texts are merged inside the lines, keeping what both sides typed; the result
+   * is sent next as a fresh diff against `target`. With `conflicts: "ask"` and a listener, the user
+   * chooses: "theirs" drops the local edits, "mine" puts them over the service's text, winning on
+   * the contested lines only.
    */
   protected async conflict(from: readonly string[], target: Snapshot, remoteOps?: readonly NormalizedOp[]): Promise<void> {
-    this.updateStatus("conflict");
-    const theirs = joinLines(target.lines);
-    const mine = () => mergeMineWins(from, this.local, target.lines, remoteOps);
-    const discarded = this.localText;
-    const choice = await this.conflicts.ask(theirs, () => joinLines(mine()), target.version);
+    let choice: "theirs" | "mine" | undefined;
+    if (this.options.conflicts === "ask" && this.emitter.count("conflict") > 0) {
+      this.updateStatus("conflict");
+      const mine = () => joinLines(mergeMineWins(from, this.local, target.lines, remoteOps));
+      choice = await this.conflicts.ask(joinLines(target.lines), mine, target.version);
+    }
     this.confirmed = target;
-    if (!choice.answered) this.emitter.emit("error", new ConflictDiscardedError(discarded, theirs));
-    this.replaceLocal(choice.choice === "theirs" ? target.lines : mine());
+    if (choice === "theirs") this.replaceLocal(target.lines);
+    else if (choice === "mine") this.replaceLocal(mergeMineWins(from, this.local, target.lines, remoteOps));
+    else this.replaceLocal(mergeLines(from, target.lines, this.local));
     this.updateStatus();
   }
 }

@@ -1,3 +1,4 @@
+import type { TextEdit } from "../core/text-edits.js";
 import type { RetryOptions } from "./backoff.js";
 import type { ContentPatchRequest, LineOperation } from "./types.js";
 
@@ -21,6 +22,13 @@ export interface PersistedPending {
   clientId: string;
   /** The next seq to use after `request`. */
   nextSeq: number;
+  /**
+   * Set when the change feed brought other people's changes while `request` was in flight: the
+   * service's text that `text` is relative to then (`request`'s edits included), instead of `baseText`.
+   */
+  localBaseText?: string;
+  /** With `localBaseText`: `request`'s edits carried onto it, the text `text`'s later edits are relative to. */
+  expectedText?: string;
 }
 
 /** Optional persistence of the unacknowledged edit (for example in localStorage or IndexedDB). */
@@ -37,7 +45,17 @@ export interface OpenOptions {
   pendingStore?: PendingStore;
   /** The feed's long-poll wait in seconds (default 25). */
   waitSeconds?: number;
-  /** Same as doc.on("conflict", ...). */
+  /**
+   * What happens when the local edits and someone else's change meet in the same lines (a 409
+   * ContentConflict, or a change from the feed over unsent edits). "merge" (the default): the lines
+   * are merged word by word and character by character, keeping what both people typed (the
+   * service's text first where both typed at one point), and the result is sent; nobody is asked
+   * (docs/editing-protocol.md, "The client"). "ask": a `conflict` event lets the application choose
+   * "theirs" or "mine"; with no listener at that moment the document merges as by default. A
+   * listener alone does not switch to asking.
+   */
+  conflicts?: "merge" | "ask";
+  /** Same as doc.on("conflict", ...): called only with `conflicts: "ask"`. */
   onConflict?: (conflict: Conflict) => void;
   /** Waits between attempts after a network failure, 5xx, 429 or 503 (see RetryOptions). */
   retry?: RetryOptions;
@@ -51,8 +69,18 @@ export interface TextChange {
   text: string;
   /** Line ops that turn previousText into text (sorted, against previousText): the editor maps cursors through them. */
   ops: LineOperation[];
+  /**
+   * The same change as character edits `{from, to, insert}` against previousText: sorted, not
+   * overlapping, offsets in UTF-16 code units (the shape of CodeMirror's ChangeSpec, so they can be
+   * dispatched as they are). Every run of lines the ops replace is diffed by characters, so a remote
+   * change elsewhere in the line the cursor is in moves the cursor only by what was put in or taken
+   * out before it: a cursor mapped through these edits stays with the text the person is typing.
+   * A deletion takes the line break after its lines (before them at the end of the text).
+   */
+  edits: TextEdit[];
 }
 
+/** Emitted only with `conflicts: "ask"` (see OpenOptions.conflicts). */
 export interface Conflict {
   /** The service's current text. */
   theirs: string;
@@ -62,14 +90,6 @@ export interface Conflict {
   version: number;
   /** "mine" = a new diff against the current version. Only the first call counts. */
   resolve(choice: "theirs" | "mine"): void;
-}
-
-/** What an unanswered conflict lost: emitted as an `error` when no conflict listener chose. */
-export class ConflictDiscardedError extends Error {
-  override readonly name = "ConflictDiscardedError";
-  constructor(readonly mine: string, readonly theirs: string) {
-    super("a conflicting local edit was discarded for the service's text (no conflict listener); `mine` holds the lost text");
-  }
 }
 
 export interface LiveDocument {

@@ -13,3 +13,5 @@ export { composeChain, composeOps } from "./compose-ops.js";
 export { rebaseOps, type RebaseOverlap, type RebaseResult } from "./rebase-ops.js";
 export { diffLines, type DiffLinesOptions } from "./diff-lines.js";
 export { minimizeOps } from "./minimize-ops.js";
+export { mergeLines, mergeText } from "./merge-text.js";
+export { textEdits, type TextEdit } from "./text-edits.js";

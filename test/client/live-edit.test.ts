@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConflictDiscardedError, type Conflict } from "../../src/client/index.js";
+import type { Conflict, OpenOptions, SyncStatus, TextChange } from "../../src/client/index.js";
 import { latch } from "../support/client-fetch.js";
 import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
 import { checksum } from "../support/http-expect.js";
@@ -157,48 +157,176 @@ describe("a live document sending local edits", () => {
 });
 
 describe("a live document on a 409", () => {
-  async function conflicted(options: { listen: boolean }) {
+  // The document's first patch is held until another live document changed the same line, and its
+  // feed after a first answer (a rename, version 2) until the end: the other change reaches it by the 409.
+  async function conflicted(texts: { base: string; mine: string; theirs: string }, options: OpenOptions = {}, listen = true) {
+    const id = await document(texts.base);
+    const [patchGate, feedGate] = [latch(), latch()];
+    const { doc, net } = await live(id, options);
+    const other = (await live(id)).doc;
+    const conflicts: Conflict[] = [];
+    const errors: Error[] = [];
+    const statuses: SyncStatus[] = [];
+    // A listener, as the editor page has one: by itself it does not switch the document to asking.
+    if (listen) doc.on("conflict", (conflict) => conflicts.push(conflict));
+    doc.on("error", (error) => errors.push(error));
+    doc.on("status", (status) => statuses.push(status));
+    net.hook = (request) => {
+      if (request.method === "PATCH") return net.calls("PATCH", "/content").length === 1 ? { kind: "hold", until: patchGate.promise } : undefined;
+      return request.path.includes("/changes") ? { kind: "hold", until: feedGate.promise } : undefined;
+    };
+    await s.client.renameDocument(id, { title: "Renamed", expectedVersion: 1 });
+    expect(await waitUntil(() => doc.version === 2, { maxMs: 5_000 })).toBe(true);
+    doc.setText(texts.mine);
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
+    other.setText(texts.theirs);
+    await other.whenSynced(5_000);
+    const release = () => patchGate.open();
+    const settle = () => {
+      feedGate.open();
+      return converged(s.client, id, [doc, other]);
+    };
+    return { id, doc, net, conflicts, errors, statuses, release, settle };
+  }
+
+  it("merges the contested line keeping both people's words, the service's first, and sends the merge on the current version", async () => {
+    const texts = { base: "a\nAnnounce on\nc", mine: "a\nAnnounce on Monday via blog\nc", theirs: "a\nAnnounce on Tuesday via email\nc" };
+    const { id, doc, net, conflicts, errors, statuses, release, settle } = await conflicted(texts, { conflicts: "merge" });
+    release();
+
+    expect(await waitUntil(() => doc.text === "a\nAnnounce on Tuesday via email Monday via blog\nc" && doc.status === "synced", { maxMs: 5_000 })).toBe(true);
+    expect(await settle()).toBe("a\nAnnounce on Tuesday via email Monday via blog\nc");
+    const bodies = net.calls("PATCH", "/content").map((call) => call.body as { baseVersion: number; seq: number; ops: unknown });
+    expect(bodies.map(({ baseVersion, seq, ops }) => ({ baseVersion, seq, ops }))).toEqual([
+      { baseVersion: 2, seq: 1, ops: [replace(1, "Announce on Monday via blog")] },
+      { baseVersion: 3, seq: 2, ops: [replace(1, "Announce on Tuesday via email Monday via blog")] },
+    ]);
+    expect({ conflicts: conflicts.length, errors, sawConflict: statuses.includes("conflict") }).toEqual({ conflicts: 0, errors: [], sawConflict: false });
+    expect((await s.client.history(id)).map((entry) => entry.version).at(-1)).toBe(4);
+  });
+
+  it("is the default", async () => {
+    const { doc, conflicts, release, settle } = await conflicted({ base: "a\nb\nc", mine: "a\nb mine\nc", theirs: "a\nb theirs\nc" });
+    release();
+    expect(await waitUntil(() => doc.text === "a\nb theirs mine\nc" && doc.status === "synced", { maxMs: 5_000 })).toBe(true);
+    expect(await settle()).toBe("a\nb theirs mine\nc");
+    expect(conflicts).toEqual([]);
+  });
+
+  describe('with conflicts: "ask"', () => {
+    const texts = { base: "a\nb\nc", mine: "a\nmine\nc", theirs: "a\ntheirs\nc" };
+
+    it("emits a conflict with both texts; keeping theirs takes the service's text and sends nothing", async () => {
+      const { id, doc, conflicts, release, settle } = await conflicted(texts, { conflicts: "ask" });
+      release();
+      expect(await waitUntil(() => conflicts.length === 1, { maxMs: 5_000 })).toBe(true);
+      expect(doc.status).toBe("conflict");
+      expect({ theirs: conflicts[0]!.theirs, mine: conflicts[0]!.mine, version: conflicts[0]!.version }).toEqual({ theirs: "a\ntheirs\nc", mine: "a\nmine\nc", version: 3 });
+
+      conflicts[0]!.resolve("theirs");
+      expect(await settle()).toBe("a\ntheirs\nc");
+      expect((await s.client.history(id)).at(-1)?.version).toBe(3);
+    });
+
+    it("keeping mine sends a new diff against the current version", async () => {
+      const { conflicts, release, settle } = await conflicted(texts, { conflicts: "ask" });
+      release();
+      expect(await waitUntil(() => conflicts.length === 1, { maxMs: 5_000 })).toBe(true);
+
+      conflicts[0]!.resolve("mine");
+      expect(await settle()).toBe("a\nmine\nc");
+    });
+
+    it("merges as by default when no listener is there to ask", async () => {
+      const { doc, statuses, release, settle } = await conflicted({ base: "a\nb\nc", mine: "a\nb mine\nc", theirs: "a\nb theirs\nc" }, { conflicts: "ask" }, false);
+      release();
+      expect(await waitUntil(() => doc.text === "a\nb theirs mine\nc" && doc.status === "synced", { maxMs: 5_000 })).toBe(true);
+      expect(await settle()).toBe("a\nb theirs mine\nc");
+      expect(statuses.includes("conflict")).toBe(false);
+    });
+  });
+});
+
+describe("a live document with a patch in flight", () => {
+  it("shows another person's change at once, before its own patch is answered, and keeps both", async () => {
     const id = await document("a\nb\nc");
     const gate = latch();
     const { doc, net } = await live(id);
     const other = (await live(id)).doc;
-    const conflicts: Conflict[] = [];
-    const errors: Error[] = [];
-    if (options.listen) doc.on("conflict", (conflict) => conflicts.push(conflict));
-    doc.on("error", (error) => errors.push(error));
-    net.hook = (request) => (request.method === "PATCH" && net.calls("PATCH", "/content").length === 1 ? { kind: "hold", until: gate.promise } : undefined);
-    doc.setText("a\nmine\nc");
+    const changes: TextChange[] = [];
+    doc.on("change", (change) => changes.push(change));
+    net.hook = (request) => (request.method === "PATCH" ? { kind: "hold", until: gate.promise } : undefined);
+
+    doc.setText("A\nb\nc");
     expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
-    other.setText("a\ntheirs\nc");
+    other.setText("a\nb\nC");
     await other.whenSynced(5_000);
+    expect(await waitUntil(() => doc.text === "A\nb\nC", { maxMs: 5_000 })).toBe(true);
+    expect(net.calls("PATCH", "/content")[0]!.settled).toBe(false);
+    expect(doc.version).toBe(2);
+    expect(changes.at(-1)).toEqual({
+      origin: "remote",
+      previousText: "A\nb\nc",
+      text: "A\nb\nC",
+      ops: [replace(2, "C")],
+      edits: [{ from: 4, to: 5, insert: "C" }],
+    });
+
     gate.open();
-    return { id, doc, other, conflicts, errors };
-  }
-
-  it("emits a conflict with both texts; keeping theirs takes the service's text and sends nothing", async () => {
-    const { id, doc, other, conflicts } = await conflicted({ listen: true });
-    expect(await waitUntil(() => conflicts.length === 1, { maxMs: 5_000 })).toBe(true);
-    expect(doc.status).toBe("conflict");
-    expect({ theirs: conflicts[0]!.theirs, mine: conflicts[0]!.mine, version: conflicts[0]!.version }).toEqual({ theirs: "a\ntheirs\nc", mine: "a\nmine\nc", version: 2 });
-
-    conflicts[0]!.resolve("theirs");
-    expect(await converged(s.client, id, [doc, other])).toBe("a\ntheirs\nc");
-    expect((await s.client.history(id)).at(-1)?.version).toBe(2);
+    expect(await converged(s.client, id, [doc, other])).toBe("A\nb\nC");
+    // Rebuilt and checked after the 200; nothing reloaded, nothing sent twice.
+    expect(net.calls("PATCH", "/content")).toHaveLength(1);
+    expect(net.calls("GET", `/documents/${id}`)).toHaveLength(1);
+    expect(changes.filter((change) => change.origin === "remote")).toHaveLength(1);
   });
 
-  it("keeping mine sends a new diff against the current version", async () => {
-    const { id, doc, other, conflicts } = await conflicted({ listen: true });
-    expect(await waitUntil(() => conflicts.length === 1, { maxMs: 5_000 })).toBe(true);
+  it("merges another person's typing into the line it is typing in, and sends what its 409 left", async () => {
+    const id = await document("Announce on");
+    const gate = latch();
+    const { doc, net } = await live(id);
+    const other = (await live(id)).doc;
+    const changes: TextChange[] = [];
+    doc.on("change", (change) => changes.push(change));
+    net.hook = (request) => (request.method === "PATCH" && net.calls("PATCH", "/content").length === 1 ? { kind: "hold", until: gate.promise } : undefined);
 
-    conflicts[0]!.resolve("mine");
-    expect(await converged(s.client, id, [doc, other])).toBe("a\nmine\nc");
+    doc.setText("Announce on Mo");
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
+    other.setText("Announce on Tu");
+    await other.whenSynced(5_000);
+    expect(await waitUntil(() => doc.text === "Announce on Tu Mo", { maxMs: 5_000 })).toBe(true);
+    // One character edit, " Tu" before " Mo" as the merge placed it: a cursor after "Mo" stays after it.
+    expect(changes.at(-1)?.edits).toEqual([{ from: 11, to: 11, insert: " Tu" }]);
+    doc.setText("Announce on Tu Monday");
+
+    gate.open();
+    expect(await converged(s.client, id, [doc, other])).toBe("Announce on Tu Monday");
+    const bodies = net.calls("PATCH", "/content").map((call) => call.body as { baseVersion: number; seq: number; ops: unknown });
+    expect(bodies.map(({ baseVersion, seq, ops }) => ({ baseVersion, seq, ops }))).toEqual([
+      { baseVersion: 1, seq: 1, ops: [replace(0, "Announce on Mo")] },
+      { baseVersion: 2, seq: 2, ops: [replace(0, "Announce on Tu Monday")] },
+    ]);
   });
 
-  it("without a conflict listener keeps theirs and reports the discarded text in an error", async () => {
-    const { id, doc, other, errors } = await conflicted({ listen: false });
+  it("leaves a feed answer that holds its own patch for after the answer, then applies what came after", async () => {
+    const id = await document("a\nb\nc");
+    const gate = latch();
+    const { doc, net } = await live(id);
+    // The first attempt is applied but its answer lost; the resend is held.
+    net.hook = (request) => {
+      if (request.method !== "PATCH") return undefined;
+      return net.calls("PATCH", "/content").length === 1 ? { kind: "lose-answer" } : { kind: "hold", until: gate.promise };
+    };
+    doc.setText("A\nb\nc");
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length === 2, { maxMs: 5_000 })).toBe(true);
+    await s.client.patchContent(id, { baseVersion: 2, checksum: checksum("A\nb\nc"), clientId: "other", seq: 1, ops: [{ op: "replace", index: 2, count: 1, lines: ["C"] }] });
+    // The feed brings versions 2 (its own) and 3: not applied while the patch is unanswered.
+    expect(await waitUntil(() => net.calls("GET", "/changes").some((call) => call.settled), { maxMs: 5_000 })).toBe(true);
+    expect({ version: doc.version, text: doc.text }).toEqual({ version: 1, text: "A\nb\nc" });
 
-    expect(await converged(s.client, id, [doc, other])).toBe("a\ntheirs\nc");
-    const discarded = errors.find((error) => error instanceof ConflictDiscardedError);
-    expect({ mine: discarded?.mine, theirs: discarded?.theirs }).toEqual({ mine: "a\nmine\nc", theirs: "a\ntheirs\nc" });
+    gate.open();
+    expect(await converged(s.client, id, [doc])).toBe("A\nb\nC");
+    // Version 2 is its patch, applied once; 3 the other change.
+    expect(doc.version).toBe(3);
+    expect(net.calls("PATCH", "/content").map((call) => JSON.stringify(call.body))).toEqual(Array(2).fill(JSON.stringify(net.calls("PATCH", "/content")[0]!.body)));
   });
 });

@@ -30,7 +30,7 @@ async function document(content: string): Promise<string> {
 }
 
 describe("the feed loop of a live document", () => {
-  it("applies a remote change and tells the editor with the ops to map cursors through", async () => {
+  it("applies a remote change and tells the editor with the line ops and the character edits to map cursors through", async () => {
     const id = await document("a\nb");
     const { doc } = await live(id);
     const changes: TextChange[] = [];
@@ -38,7 +38,12 @@ describe("the feed loop of a live document", () => {
 
     await s.client.replaceDocument(id, { title: "T", content: "a\nb\nc" });
     expect(await converged(s.client, id, [doc])).toBe("a\nb\nc");
-    expect(changes).toEqual([{ origin: "remote", previousText: "a\nb", text: "a\nb\nc", ops: [{ op: "insert", index: 2, lines: ["c"] }] }]);
+    expect(changes).toEqual([{ origin: "remote", previousText: "a\nb", text: "a\nb\nc", ops: [{ op: "insert", index: 2, lines: ["c"] }], edits: [{ from: 3, to: 3, insert: "\nc" }] }]);
+
+    // A change inside a line: the edit is the characters that changed, not the whole line.
+    await s.client.replaceDocument(id, { title: "T", content: "a\nx b\nc" });
+    expect(await converged(s.client, id, [doc])).toBe("a\nx b\nc");
+    expect(changes.at(-1)?.edits).toEqual([{ from: 2, to: 2, insert: "x " }]);
   });
 
   it("asks the feed from its last feed answer's version, not from its own acknowledged patch, and applies an answer that spans that patch", async () => {

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PendingStore, PersistedPending } from "../../src/client/index.js";
+import { latch } from "../support/client-fetch.js";
 import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { checksum } from "../support/http-expect.js";
 import { waitUntil } from "../support/wait-until.js";
 
 // The optional PendingStore: a reload (a new live document on the same store) resends the patch in
@@ -54,6 +56,34 @@ describe("a live document with a PendingStore", () => {
     expect(second.net.calls("PATCH", "/content").map((call) => call.body)).toEqual([persisted?.request]);
     expect((await s.client.history(id)).map((entry) => entry.version)).toEqual([1, 2]);
     expect(store.saved.has(id)).toBe(false);
+  });
+
+  it("keeps what the feed brought while the patch was in flight: the reopened document resends the patch and doubles nothing", async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a\nb\nc" });
+    const store = memoryStore();
+    const first = await live(id, store);
+    // The patch is held before it reaches the service; another person's change comes in meanwhile.
+    const never = latch();
+    first.net.hook = (request) => (request.method === "PATCH" ? { kind: "hold", until: never.promise } : undefined);
+    first.doc.setText("A\nb\nc");
+    expect(await waitUntil(() => first.net.calls("PATCH", "/content").length === 1)).toBe(true);
+    await s.client.patchContent(id, { baseVersion: 1, checksum: checksum("a\nb\nc"), clientId: "other", seq: 1, ops: [{ op: "insert", index: 3, lines: ["x"] }] });
+    expect(await waitUntil(() => first.doc.text === "A\nb\nc\nx", { maxMs: 5_000 })).toBe(true);
+    first.doc.setText("A\nb\nc\nx\nd");
+    first.doc.close();
+    const persisted = store.saved.get(id);
+    expect(persisted).toMatchObject({ baseText: "a\nb\nc", baseVersion: 1, text: "A\nb\nc\nx\nd", localBaseText: "a\nb\nc\nx", expectedText: "A\nb\nc\nx", nextSeq: 2 });
+
+    // Without those two texts the later edits would be taken as relative to "A b c", and the "x"
+    // they carry would be put in a second time next to the service's.
+    const second = await live(id, store);
+    expect(await converged(s.client, id, [second.doc])).toBe("A\nb\nc\nx\nd");
+    const sent = second.net.calls("PATCH", "/content").map((call) => call.body as { seq: number; baseVersion: number });
+    expect(sent[0]).toEqual(persisted?.request);
+    expect(sent.map(({ seq, baseVersion }) => ({ seq, baseVersion }))).toEqual([
+      { seq: 1, baseVersion: 1 },
+      { seq: 2, baseVersion: 3 },
+    ]);
   });
 
   it("keeps the edits made offline across a reload: the patch in flight first, the rest as the next seq", async () => {

@@ -90,9 +90,22 @@ describe("persistence records", () => {
     });
   });
 
+  it("carry the text the feed moved the local edits onto while the patch was in flight, and a reopen takes it over", () => {
+    // The patch appends "b" to "a"; meanwhile the feed brought version 4, "z\na", and carried both texts over it.
+    const inflight = { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["z", "a", "b"], milestones: [] };
+    const confirmed = { version: 4, lines: ["z", "a"] };
+    const record = toPersisted({ patch: inflight, confirmed, localText: "z\na\nb\nc", clientId: "c", nextSeq: 5 });
+    expect(record).toEqual({ request, baseText: "a", baseVersion: 3, text: "z\na\nb\nc", clientId: "c", nextSeq: 5, localBaseText: "z\na", expectedText: "z\na\nb" });
+    expect(adoptPersisted(record!, "c")).toEqual({
+      resend: { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["z", "a", "b"], localBase: ["z", "a"], milestones: [] },
+    });
+  });
+
+
   it("resend an intact patch of the same client, and rebase anything else", () => {
     const persisted = { request, baseText: "a", baseVersion: 3, text: "a\nb", clientId: "c", nextSeq: 5 };
-    expect(adoptPersisted(persisted, "c")).toEqual({ resend: { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["a", "b"], milestones: [] } });
+    // Resent after a reopen: its edits rest on its own base, older than the reloaded text.
+    expect(adoptPersisted(persisted, "c")).toEqual({ resend: { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["a", "b"], localBase: ["a"], milestones: [] } });
     expect(adoptPersisted(persisted, "another client")).toEqual({ rebaseFrom: ["a"] });
     expect(adoptPersisted({ ...persisted, request: { ...request, ops: [{ op: "delete", index: 7, count: 1 }] } }, "c")).toEqual({ rebaseFrom: ["a"] });
   });

@@ -1,9 +1,10 @@
 /**
  * The editor page in a real browser (Debian's chromium through playwright-core) against the real
- * service on 127.0.0.1: two authors typing at once, a conflict, and the tracker actions against the
- * fake Taiga. Skipped with a message without a browser; failing in CI, where .ci/run installs it.
- * Screenshots go to docs/screenshots (e2e-world.ts). Unsent edits: editor-persistence.test.ts;
- * history, rollback and delete: editor-history.test.ts; the keyboard: editor-keyboard.test.ts.
+ * service on 127.0.0.1: two authors typing at once, their edits of one line merged, and the tracker
+ * actions against the fake Taiga. Skipped with a message without a browser; failing in CI, where
+ * .ci/run installs it. Screenshots go to docs/screenshots (e2e-world.ts). Unsent edits:
+ * editor-persistence.test.ts; history, rollback and delete: editor-history.test.ts; the keyboard:
+ * editor-keyboard.test.ts.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -88,8 +89,8 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await ada.tab.getByRole("button", { name: "Roll back to version 1" }).click();
     expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
 
-    // The same line at once: overlapping edits of one line are a conflict for the page whose patch
-    // came second; it keeps its own text here. Then every page and the service hold one text.
+    // The same line at once: both pages' words are merged into it, nobody is asked (a "Keep mine"
+    // would only show if a page asked). Then every page and the service hold one text.
     await cursorAt(ada.tab, 2, "End");
     await cursorAt(grace.tab, 2, "End");
     await Promise.all([ada.tab.keyboard.type(" on staging", { delay: 25 }), grace.tab.keyboard.type(" + rollback", { delay: 25 })]);
@@ -109,8 +110,8 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     console.log(`the same line typed at once ended as ${JSON.stringify(second[2])}`);
   });
 
-  it("shows a conflict with both texts and keeps the chosen one", async () => {
-    const id = await createDocument(w.service.url, "Conflict", "alpha\nbeta\ngamma");
+  it("merges two authors' edits of one line, both kept and the service's first, without asking", async () => {
+    const id = await createDocument(w.service.url, "Merge", "alpha\nbeta\ngamma");
     const ada = await author(id, "Ada");
     const grace = await author(id, "Grace");
 
@@ -123,15 +124,11 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await expectConverged(w.service.url, id, [ada.tab]);
     await grace.context.setOffline(false);
 
-    const conflict = grace.tab.locator(".conflict");
-    await conflict.waitFor({ timeout: 15_000 });
-    expect(await conflict.locator("pre.theirs").textContent()).toEqual("alpha\nbeta by Ada\ngamma");
-    expect(await conflict.locator("pre.mine").textContent()).toEqual("alpha\nbeta by Grace\ngamma");
-    await grace.tab.screenshot({ path: join(w.shots, "conflict.png") });
-    await grace.tab.getByRole("button", { name: "Keep mine" }).click();
-    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma");
+    // Ada's words reached the service first, so they come first; Grace's follow, nothing is asked.
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Ada by Grace\ngamma");
+    expect(await grace.tab.locator(".conflict").isVisible()).toEqual(false);
 
-    // Once more, and now Grace keeps theirs: her edit is gone, every text is the service's.
+    // Once more on another line.
     await grace.context.setOffline(true);
     await cursorAt(grace.tab, 2, "End");
     await grace.tab.keyboard.type(" (Grace again)");
@@ -140,10 +137,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await ada.tab.keyboard.type(" (Ada again)");
     await expectConverged(w.service.url, id, [ada.tab]);
     await grace.context.setOffline(false);
-    await conflict.waitFor({ timeout: 15_000 });
-    expect(await conflict.locator("pre.mine").textContent()).toEqual("alpha\nbeta by Grace\ngamma (Grace again)");
-    await grace.tab.getByRole("button", { name: "Keep theirs" }).click();
-    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Grace\ngamma (Ada again)");
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Ada by Grace\ngamma (Ada again) (Grace again)");
     expect(await grace.tab.locator(".conflict").isVisible()).toEqual(false);
   });
 

@@ -4,12 +4,13 @@ import { converged } from "./client-harness.js";
 import { prng } from "./prng.js";
 
 /**
- * The seeded convergence scenario of the client: five live documents on one document type at
- * random (inserts, deletes and replacements, mostly in the first lines, so that they collide)
- * through fetches that delay, fail before sending, lose answers the service gave, and send requests
- * twice. Conflicts are resolved at random, "theirs" or "mine". At quiescence it checks that every
- * live document holds the service's text, that the history has no gap, that no patch was applied
- * twice, and that no edit was lost except the ones a conflict resolution discarded.
+ * The seeded convergence scenario of the client that asks (`conflicts: "ask"`): five live
+ * documents on one document type at random (inserts, deletes and replacements, mostly in the first
+ * lines, so that they collide) through fetches that delay, fail before sending, lose answers the
+ * service gave, and send requests twice. Conflicts are resolved at random, "theirs" or "mine". At
+ * quiescence it checks that every live document holds the service's text, that the history has no
+ * gap, that no patch was applied twice, and that no edit was lost except the ones a conflict
+ * resolution discarded. (word-convergence.ts runs the default, merging, with words typed into lines.)
  *
  * Every line an editor writes carries a fresh token, so losses are visible: a token is gone
  * legitimately only when an editor deleted or replaced its line on purpose, or a conflict
@@ -36,18 +37,22 @@ export interface ConvergenceReport {
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tokensOf = (text: string) => new Set(text.split("\n").filter((line) => line.startsWith("t")));
 
-interface Ledger {
+/** What the faulty fetch records: every (clientId, seq) that reached it, and how many patches met a 409. */
+export interface PatchLedger {
+  patches: Map<string, Set<number>>;
+  overlaps: number;
+}
+
+interface Ledger extends PatchLedger {
   created: Set<string>;
   /** Tokens an editor removed on purpose (deleted or replaced their line). */
   killed: Set<string>;
   /** Tokens a conflict resolution dropped. */
   discarded: Set<string>;
-  /** (clientId, seq) of every patch that reached the fetch, duplicates once. */
-  patches: Map<string, Set<number>>;
 }
 
 /** A fetch that injects the faults of the scenario, with its decisions drawn from `random`. */
-function faultyFetch(random: () => number, faults: Record<string, number>, ledger: Ledger, enabled: () => boolean): typeof fetch {
+export function faultyFetch(random: () => number, faults: Record<string, number>, ledger: PatchLedger, enabled: () => boolean): typeof fetch {
   return async (input, init) => {
     if (init?.method === "PATCH" && typeof init.body === "string") {
       const body = JSON.parse(init.body) as { clientId: string; seq: number };
@@ -75,10 +80,13 @@ function faultyFetch(random: () => number, faults: Record<string, number>, ledge
       if (first.status === "fulfilled") await first.value.arrayBuffer().catch(() => undefined);
       if (second.status === "rejected") throw second.reason as Error;
       await delay(after);
+      if (init?.method === "PATCH" && second.value.status === 409) ledger.overlaps++;
       return second.value;
     }
     const response = await globalThis.fetch(input, init);
     await delay(after);
+    // Counted so that a scenario can tell that its edits did meet.
+    if (init?.method === "PATCH" && response.status === 409) ledger.overlaps++;
     return response;
   };
 }
@@ -105,7 +113,7 @@ function edit(text: string, random: () => number, token: string, ledger: Ledger)
 export async function runConvergence(options: ConvergenceOptions): Promise<ConvergenceReport> {
   const editors = options.editors ?? 5;
   const editsPerEditor = options.editsPerEditor ?? 60;
-  const ledger: Ledger = { created: new Set(), killed: new Set(), discarded: new Set(), patches: new Map() };
+  const ledger: Ledger = { created: new Set(), killed: new Set(), discarded: new Set(), patches: new Map(), overlaps: 0 };
   const faults: Record<string, number> = {};
   const conflicts = { theirs: 0, mine: 0 };
   const plain = createClient({ baseUrl: options.baseUrls[0]! });
@@ -118,7 +126,7 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
   try {
     for (let k = 0; k < editors; k++) {
       const client: FolioClient = createClient({ baseUrl: options.baseUrls[k % options.baseUrls.length]!, fetch: faultyFetch(prng(options.seed + k + 1), faults, ledger, () => faulty) });
-      const doc = await openDocument(client, id, { waitSeconds: 2, retry: { initialMs: 5, maxMs: 80 }, requestTimeoutMs: 3_000, displayName: `editor ${k}` });
+      const doc = await openDocument(client, id, { ...SCENARIO_OPTIONS, conflicts: "ask", displayName: `editor ${k}` });
       const choices = prng(options.seed * 31 + k);
       doc.on("conflict", (conflict) => {
         setTimeout(() => {
@@ -149,28 +157,7 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
     faulty = false;
     const text = await converged(plain, id, docs, 15_000);
 
-    // The history: versions 1 … head, no gap.
-    const head = (await plain.getDocument(id)).version;
-    const versions = await options.store.reads(id).versions(0, head);
-    if (versions.map((record) => record.version).join() !== Array.from({ length: head }, (_, k) => k + 1).join()) {
-      throw new Error(`the history has gaps: ${versions.map((record) => record.version).join()}`);
-    }
-    // No patch applied twice: every version a client wrote is the receipt of exactly one of its patches.
-    for (const [clientId, seqs] of ledger.patches) {
-      const written = versions.filter((record) => record.clientId === clientId).map((record) => record.version);
-      const receipted = new Set<number>();
-      for (const seq of seqs) {
-        const receipt = await options.store.reads(id).receipt(clientId, seq);
-        const record = receipt && versions[receipt.version - 1];
-        if (receipt && record?.clientId === clientId) {
-          if (receipted.has(receipt.version)) throw new Error(`two patches of ${clientId} name version ${receipt.version}`);
-          receipted.add(receipt.version);
-        }
-      }
-      if (written.join() !== [...receipted].sort((a, b) => a - b).join()) {
-        throw new Error(`client ${clientId} wrote versions ${written.join()} but its receipts name ${[...receipted].join()}: a patch was applied twice or lost`);
-      }
-    }
+    const head = await checkHistory(plain, options.store, id, ledger.patches);
     // No edit lost but by a conflict resolution.
     const final = tokensOf(text);
     const lost = [...ledger.created].filter((token) => !ledger.killed.has(token) && !ledger.discarded.has(token) && !final.has(token));
@@ -181,5 +168,55 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
     return { versions: head, patchesSent: [...ledger.patches.values()].reduce((sum, seqs) => sum + seqs.size, 0), faults, conflicts };
   } finally {
     docs.forEach((doc) => doc.close());
+  }
+}
+
+/** Short polls and retries, so that a scenario's faults cost milliseconds. */
+export const SCENARIO_OPTIONS = { waitSeconds: 2, retry: { initialMs: 5, maxMs: 80 }, requestTimeoutMs: 3_000 } as const;
+
+/**
+ * Checks the history of a scenario's document at quiescence: versions 1 … head without a gap, and
+ * no patch applied twice (every version a client wrote is the receipt of exactly one of its
+ * patches, given every (clientId, seq) that reached the fetch). Returns the head version.
+ */
+export async function checkHistory(plain: FolioClient, store: Store, id: string, patches: ReadonlyMap<string, ReadonlySet<number>>): Promise<number> {
+  // The history: versions 1 … head, no gap.
+  const head = (await plain.getDocument(id)).version;
+  const versions = await store.reads(id).versions(0, head);
+  if (versions.map((record) => record.version).join() !== Array.from({ length: head }, (_, k) => k + 1).join()) {
+    throw new Error(`the history has gaps: ${versions.map((record) => record.version).join()}`);
+  }
+  // No patch applied twice: every version a client wrote is the receipt of exactly one of its patches.
+  for (const [clientId, seqs] of patches) {
+    const written = versions.filter((record) => record.clientId === clientId).map((record) => record.version);
+    const receipted = new Set<number>();
+    for (const seq of seqs) {
+      const receipt = await store.reads(id).receipt(clientId, seq);
+      const record = receipt && versions[receipt.version - 1];
+      if (receipt && record?.clientId === clientId) {
+        if (receipted.has(receipt.version)) throw new Error(`two patches of ${clientId} name version ${receipt.version}`);
+        receipted.add(receipt.version);
+      }
+    }
+    if (written.join() !== [...receipted].sort((a, b) => a - b).join()) {
+      throw new Error(`client ${clientId} wrote versions ${written.join()} but its receipts name ${[...receipted].join()}: a patch was applied twice or lost`);
+    }
+  }
+  return head;
+}
+
+/**
+ * Runs a seeded scenario with FOLIO_SEED or a random seed, naming the seed when it fails;
+ * FOLIO_CONVERGENCE_RUNS=n repeats it with n seeds in a row (a soak; give it a longer timeout).
+ */
+export async function seeded(run: (seed: number) => Promise<void>): Promise<void> {
+  const runs = Math.max(1, Number(process.env.FOLIO_CONVERGENCE_RUNS ?? 1));
+  for (let round = 0; round < runs; round++) {
+    const seed = process.env.FOLIO_SEED ? Number(process.env.FOLIO_SEED) : Math.floor(Math.random() * 2 ** 31);
+    try {
+      await run(seed);
+    } catch (error) {
+      throw new Error(`convergence failed with FOLIO_SEED=${seed}: ${(error as Error).message}`, { cause: error });
+    }
   }
 }

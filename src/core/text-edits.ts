@@ -1,0 +1,94 @@
+import { diffArrays } from "diff";
+import type { NormalizedOp } from "./normalized-op.js";
+
+/** Replace `previous.slice(from, to)` by `insert`; offsets in UTF-16 code units, as editors count. */
+export interface TextEdit {
+  readonly from: number;
+  readonly to: number;
+  readonly insert: string;
+}
+
+/** Past this many characters a changed stretch is one edit: a character diff of it would cost too much. */
+const MAX_DIFFED = 10_000;
+/** Bound of the character diff's search (edits); past it the stretch is one edit, never wrong. */
+const MAX_EDIT_LENGTH = 200;
+
+/**
+ * The character edits that turn the text of `before` into the text of apply(before, ops), for
+ * canonical `ops` (as diffLines returns): sorted, not overlapping, against the text of `before`.
+ * Each line op becomes the edit of the characters it changes, and a run of lines replaced by other
+ * lines is diffed by characters (code points), so that a change at one place of a line leaves a
+ * cursor elsewhere in that line where it was. Deterministic; bounded cost per changed stretch.
+ */
+export function textEdits(before: readonly string[], ops: readonly NormalizedOp[]): TextEdit[] {
+  const starts: number[] = [];
+  let offset = 0;
+  for (const line of before) {
+    starts.push(offset);
+    offset += line.length + 1;
+  }
+  const length = offset - 1;
+  const lineCount = before.length;
+  const at = (index: number) => (index < lineCount ? starts[index]! : length);
+  const edits: TextEdit[] = [];
+  for (const op of ops) {
+    const end = op.index + op.count;
+    const added = op.lines.join("\n");
+    if (op.count > 0 && op.lines.length > 0) {
+      edits.push(...diffed(at(op.index), before.slice(op.index, end).join("\n"), added));
+    } else if (op.count > 0) {
+      // A deletion takes the line break after its lines, or the one before them at the end of the text.
+      if (end < lineCount) edits.push({ from: at(op.index), to: starts[end]!, insert: "" });
+      else edits.push({ from: op.index > 0 ? starts[op.index]! - 1 : 0, to: length, insert: "" });
+    } else if (op.lines.length > 0) {
+      if (op.index < lineCount) edits.push({ from: starts[op.index]!, to: starts[op.index]!, insert: `${added}\n` });
+      else edits.push({ from: length, to: length, insert: `\n${added}` });
+    }
+  }
+  return edits;
+}
+
+/**
+ * The edits that turn `old`, found at `from`, into `next`: common ends cut off, the middle diffed
+ * by characters. The common end is cut first, so that text put in where it could slide (" C" put
+ * in after "today" where the local text had typed " ") is placed as early as it can be: the merge
+ * puts the service's text first where both put text in at one point, and a cursor after the local
+ * text then stays after it.
+ */
+function diffed(from: number, old: string, next: string): TextEdit[] {
+  const shorter = Math.min(old.length, next.length);
+  let suffix = 0;
+  while (suffix < shorter && old.charCodeAt(old.length - 1 - suffix) === next.charCodeAt(next.length - 1 - suffix)) suffix++;
+  let prefix = 0;
+  while (prefix < shorter - suffix && old.charCodeAt(prefix) === next.charCodeAt(prefix)) prefix++;
+  // Never cut a surrogate pair in two.
+  if (prefix > 0 && isHighSurrogate(old.charCodeAt(prefix - 1))) prefix--;
+  if (suffix > 0 && isLowSurrogate(old.charCodeAt(old.length - suffix))) suffix--;
+  const oldMiddle = old.slice(prefix, old.length - suffix);
+  const newMiddle = next.slice(prefix, next.length - suffix);
+  const start = from + prefix;
+  const whole: TextEdit[] = [{ from: start, to: start + oldMiddle.length, insert: newMiddle }];
+  if (oldMiddle.length === 0 || newMiddle.length === 0 || oldMiddle.length + newMiddle.length > MAX_DIFFED) return whole;
+  const changes = diffArrays(Array.from(oldMiddle), Array.from(newMiddle), { maxEditLength: MAX_EDIT_LENGTH });
+  if (changes === undefined) return whole;
+  const edits: TextEdit[] = [];
+  let cursor = start;
+  for (const change of changes) {
+    const text = change.value.join("");
+    const last = edits.at(-1);
+    if (!change.added && !change.removed) {
+      cursor += text.length;
+    } else if (last !== undefined && last.to === cursor) {
+      // A removal and an addition next to each other are one edit.
+      edits[edits.length - 1] = { from: last.from, to: change.removed ? cursor + text.length : cursor, insert: change.added ? last.insert + text : last.insert };
+      if (change.removed) cursor += text.length;
+    } else {
+      edits.push({ from: cursor, to: change.removed ? cursor + text.length : cursor, insert: change.added ? text : "" });
+      if (change.removed) cursor += text.length;
+    }
+  }
+  return edits;
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;

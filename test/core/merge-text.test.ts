@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { mergeLines, mergeText } from "../../src/core/merge-text.js";
+
+// The three-way merge on the cases docs/line-model.md#merging-inside-lines names: (base, theirs =
+// the service's text, mine = the local text) → the merged text.
+
+describe("mergeText", () => {
+  it("keeps both people's words typed at one point of a line, the service's first", () => {
+    expect(mergeText("Announce on", "Announce on Tuesday via email", "Announce on Monday via blog")).toBe("Announce on Tuesday via email Monday via blog");
+  });
+
+  it("ends Ann's and Bob's typing, merged key by key as their patches cross, with both sentences whole", () => {
+    // Ann's first patch meets Bob's "Tu": both kept, Bob's (the service's) first.
+    expect(mergeText("Announce on", "Announce on Tu", "Announce on Mo")).toBe("Announce on Tu Mo");
+    // Bob goes on typing his word while Ann's " Mo" came in after it: his word stays whole.
+    expect(mergeText("Announce on Tu", "Announce on Tu Mo", "Announce on Tuesday via em")).toBe("Announce on Tuesday via em Mo");
+    // Bob finishes "email" while Ann finishes "Monday" later in the line: no base letter doubled.
+    expect(mergeText("Announce on Tuesday via em Mo", "Announce on Tuesday via email Mo", "Announce on Tuesday via em Monday")).toBe(
+      "Announce on Tuesday via email Monday",
+    );
+    expect(mergeText("Announce on Tuesday via email Monday", "Announce on Tuesday via email Monday", "Announce on Tuesday via email Monday via blog")).toBe(
+      "Announce on Tuesday via email Monday via blog",
+    );
+  });
+
+  it("merges two changes of one word by its characters, and puts what is still contested the service's first", () => {
+    expect(mergeText("em", "email", "emx")).toBe("emailx");
+    expect(mergeText("colour", "color", "colours")).toBe("colors");
+    expect(mergeText("a\nb\nc", "a\ntheirs\nc", "a\nmine\nc")).toBe("a\ntheirsmine\nc");
+  });
+
+  it("keeps a line one side deleted while the other changed it, and deletes the lines around it that nobody changed", () => {
+    expect(mergeText("a\nx y\nb", "a\nb", "a\nx y z\nb")).toBe("a\nx y z\nb");
+    expect(mergeText("a\nx y\nb", "a\nx y z\nb", "a\nb")).toBe("a\nx y z\nb");
+    expect(mergeText("a\nL1\nL2\nL3\nb", "a\nb", "a\nL1\nL2 changed\nL3\nb")).toBe("a\nL2 changed\nb");
+    // A line put in between deleted lines stays; the deleted lines stay deleted.
+    expect(mergeText("a\nL1\nL2\nb", "a\nb", "a\nL1\nnew\nL2\nb")).toBe("a\nnew\nb");
+  });
+
+  it("inside a line, deletes what either side deleted and keeps every inserted character, as live editors do", () => {
+    expect(mergeText("the quick brown fox", "the fox", "the quick red brown fox")).toBe("the red fox");
+    expect(mergeText("the quick brown fox", "the brown fox", "the quick fox")).toBe("the fox");
+    expect(mergeText("keep this", "keep", "keep this!")).toBe("keep!");
+  });
+
+  it("applies changes of different lines as the rebase does", () => {
+    expect(mergeText("a\nb\nc", "A\nb\nc", "a\nb\nC")).toBe("A\nb\nC");
+    expect(mergeText("a", "a\nt", "a\nm")).toBe("a\nt\nm");
+  });
+
+  it("keeps twice what both put in at one point, and counts once what both deleted or replaced the same way", () => {
+    // Both typed a blank after "beta", both pressed Enter after "a": two people typed them.
+    expect(mergeText("beta", "beta ", "beta ")).toBe("beta  ");
+    expect(mergeText("a", "a\n", "a\n")).toBe("a\n\n");
+    expect(mergeText("a\nb\nc", "a\nb\nc\nd", "a\nb\nc\nd")).toBe("a\nb\nc\nd\nd");
+    // Both fixed the same word, both deleted the same line or word.
+    expect(mergeText("a\nteh cat", "a\nthe cat", "a\nthe cat")).toBe("a\nthe cat");
+    expect(mergeText("a\nb\nc", "a\nc", "a\nc")).toBe("a\nc");
+    expect(mergeText("a big cat", "a cat", "a cat")).toBe("a cat");
+  });
+
+  it("keeps surrogate pairs whole", () => {
+    expect(mergeText("x😀y", "x😀😁y", "x😀😂y")).toBe("x😀😁😂y");
+  });
+
+  it("gives the empty text as one empty line", () => {
+    expect(mergeLines(["a", "b"], [""], ["a"])).toEqual([""]);
+    expect(mergeLines([""], [""], [""])).toEqual([""]);
+  });
+});

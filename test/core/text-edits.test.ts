@@ -1,0 +1,48 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { diffLines } from "../../src/core/diff-lines.js";
+import { joinLines, splitLines } from "../../src/core/lines.js";
+import { textEdits } from "../../src/core/text-edits.js";
+// The editor page's own check: edits have the shape of its character changes.
+import { applyCharChanges as apply } from "../../web/line-changes.js";
+import { propertyParams } from "./property-support.js";
+
+// textEdits: the character edits a live document hands the editor with every change (TextChange.edits).
+
+const editsOf = (before: string, after: string) => textEdits(splitLines(before), diffLines(splitLines(before), splitLines(after)));
+
+describe("textEdits", () => {
+  it("edits only the characters that changed inside a line, each place on its own", () => {
+    expect(editsOf("Announce on Tu Mo", "Announce on Tuesday via em Mo")).toEqual([{ from: 14, to: 14, insert: "esday via em" }]);
+    expect(editsOf("a\nvia em Mo\nb", "a\nvia email Monday\nb")).toEqual([
+      { from: 8, to: 8, insert: "ail" },
+      { from: 11, to: 11, insert: "nday" },
+    ]);
+  });
+
+  it("takes the line break after deleted lines, or the one before them at the end of the text", () => {
+    expect(editsOf("a\nb\nc", "a\nc")).toEqual([{ from: 2, to: 4, insert: "" }]);
+    expect(editsOf("a\nb\nc", "a\nb")).toEqual([{ from: 3, to: 5, insert: "" }]);
+    expect(editsOf("a\nb", "a\nb\nc")).toEqual([{ from: 3, to: 3, insert: "\nc" }]);
+    expect(editsOf("b", "a\nb")).toEqual([{ from: 0, to: 0, insert: "a\n" }]);
+  });
+
+  it("never cuts a surrogate pair", () => {
+    expect(editsOf("x😀y", "x😁y")).toEqual([{ from: 1, to: 3, insert: "😁" }]);
+  });
+
+  it("turns the text before into the text after, sorted and without overlaps", () => {
+    const textArb = fc.array(fc.constantFrom("a", "b", " ", "\n", "😀", "é"), { maxLength: 30 }).map((chars) => chars.join(""));
+    fc.assert(
+      fc.property(textArb, textArb, (before, after) => {
+        const edits = editsOf(before, after);
+        expect(apply(before, edits)).toBe(joinLines(splitLines(after)));
+        edits.forEach((edit, k) => {
+          expect(edit.from).toBeLessThanOrEqual(edit.to);
+          if (k > 0) expect(edits[k - 1]!.to).toBeLessThanOrEqual(edit.from);
+        });
+      }),
+      propertyParams(2_000),
+    );
+  });
+});
