@@ -5,8 +5,9 @@ import { buildTestApp, type TestApp } from "../support/test-app.js";
 // description, a described response for every status, an example of each success, problem+json errors.
 
 interface Response {
+  $ref?: string;
   description?: string;
-  content?: Record<string, { schema?: { $ref?: string }; example?: unknown }>;
+  content?: Record<string, { schema?: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }>;
 }
 
 interface Operation {
@@ -19,7 +20,10 @@ interface Operation {
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+  components: {
+    schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
+    responses: Record<string, Response>;
+  };
 }
 
 const LINK = "/api/v1/documents/{documentId}/read-link";
@@ -34,6 +38,14 @@ const OPERATIONS: [string, string, string[], string][] = [
   ["get", `${READ}/history`, ["200", "400", "404"], "readId"],
   ["get", `${READ}/changes`, ["200", "204", "400", "404"], "readId"],
 ];
+
+/** An operation's responses by status, each shared response (`$ref`) followed. */
+function responsesOf(method: string, path: string): [string, Response][] {
+  return Object.entries(document.paths[path]?.[method]?.responses ?? {}).map(([status, response]) => [
+    status,
+    response.$ref ? (document.components.responses[response.$ref.replace("#/components/responses/", "")] ?? {}) : response,
+  ]);
+}
 
 let t: TestApp;
 let document: OpenApiDocument;
@@ -54,11 +66,11 @@ describe("GET /api/v1/openapi.json: the read-link operations", () => {
     expect(operation?.summary).toMatch(/\w/);
     expect(operation?.description?.length).toBeGreaterThan(80);
     expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(statuses));
-    for (const status of Object.keys(operation?.responses ?? {})) expect(operation?.responses[status]?.description, status).toMatch(/\w/);
+    for (const [status, response] of responsesOf(method, path)) expect(response.description, status).toMatch(/\w/);
   });
 
   it.each(OPERATIONS)("describes every error of %s %s as application/problem+json", (method, path) => {
-    const responses = Object.entries(document.paths[path]?.[method]?.responses ?? {}).filter(([status]) => Number(status) >= 400);
+    const responses = responsesOf(method, path).filter(([status]) => Number(status) >= 400);
 
     expect(responses.length).toBeGreaterThanOrEqual(2);
     for (const [status, response] of responses) {
@@ -67,11 +79,12 @@ describe("GET /api/v1/openapi.json: the read-link operations", () => {
   });
 
   it.each(OPERATIONS)("gives the success of %s %s an example, or no body for 204", (method, path) => {
-    const responses = Object.entries(document.paths[path]?.[method]?.responses ?? {}).filter(([status]) => status.startsWith("2"));
+    const responses = responsesOf(method, path).filter(([status]) => status.startsWith("2"));
 
     for (const [status, response] of responses) {
+      const media = response.content?.["application/json"];
       if (status === "204") expect(response.content).toBeUndefined();
-      else expect(response.content?.["application/json"]?.example, status).toBeDefined();
+      else expect(media?.example ?? Object.values(media?.examples ?? {})[0]?.value, status).toBeDefined();
     }
   });
 
