@@ -10,11 +10,13 @@ import type { PersistedPending } from "./live-types.js";
 import { checksumOf } from "../core/checksum.js";
 import { toLineOperation, type NormalizedOp } from "../core/normalized-op.js";
 import type { ContentPatchRequest } from "./types.js";
+import { PLAIN_CODEC, snapshotOf, wireOf, type LineCodec } from "./line-codec.js";
 
 /** A patch on its way: the request as sent, its base and the text it was made from. */
 export interface Inflight {
   request: ContentPatchRequest;
   base: Snapshot;
+  /** The request's ops, against the base's wire lines (encrypted for an encrypted document). */
   ops: NormalizedOp[];
   /**
    * The text the local edits made after this patch are relative to: apply(base, ops), the local
@@ -30,18 +32,22 @@ export interface Inflight {
   milestones: Array<{ resolve: () => void; reject: (error: Error) => void }>;
 }
 
-/** The next patch: the local text as a minimal diff against the confirmed text `base`. */
+/**
+ * The next patch: the local text as a minimal diff against the confirmed text `base`, its lines put
+ * in encoded by `codec` (only they are encrypted: an unchanged line keeps its ciphertext).
+ */
 export function newPatch(
   base: Snapshot,
   local: string[],
   fields: { clientId: string; seq: number; displayName: string | undefined; milestones: Inflight["milestones"] },
+  codec: LineCodec = PLAIN_CODEC,
 ): Inflight {
-  const ops = diffLines(base.lines, local);
+  const ops = codec.encodeOps(diffLines(base.lines, local));
   const { clientId, seq, displayName, milestones } = fields;
   const request: ContentPatchRequest = {
     baseVersion: base.version,
     // Hashed once per text: the next patch on the same confirmed text sends it again.
-    checksum: (base.checksum ??= checksumOf(joinLines(base.lines))),
+    checksum: (base.checksum ??= checksumOf(joinLines(wireOf(base)))),
     clientId,
     seq,
     ops: ops.map(toLineOperation),
@@ -93,25 +99,26 @@ export function mergeMineWins(from: readonly string[], local: readonly string[],
 export type Adopted = { resend: Inflight } | { rebaseFrom: string[] };
 
 /** The patch in flight is resent as it was (same clientId and seq) when it is intact; else the edits are rebased. */
-export function adoptPersisted(persisted: PersistedPending, clientId: string): Adopted {
-  const baseLines = splitLines(persisted.baseText);
+export function adoptPersisted(persisted: PersistedPending, clientId: string, codec: LineCodec = PLAIN_CODEC): Adopted {
+  // baseText is the service's text (wire lines); the other texts are the shown ones.
+  const base = snapshotOf(codec, persisted.baseVersion, splitLines(persisted.baseText));
   const request = persisted.request;
   const ops = request && persisted.clientId === clientId ? validateOps(request.ops) : undefined;
-  const expected = ops?.ok ? applyOps(baseLines, ops.ops) : undefined;
+  const expected = ops?.ok ? applyOps(wireOf(base), ops.ops) : undefined;
   if (request && ops?.ok && expected?.ok) {
     const carried = persisted.localBaseText !== undefined && persisted.expectedText !== undefined;
     return {
       resend: {
         request,
-        base: { version: persisted.baseVersion, lines: baseLines },
+        base,
         ops: ops.ops,
-        expected: carried ? splitLines(persisted.expectedText!) : expected.lines,
-        localBase: carried ? splitLines(persisted.localBaseText!) : baseLines,
+        expected: carried ? splitLines(persisted.expectedText!) : codec.decodeLines(expected.lines),
+        localBase: carried ? splitLines(persisted.localBaseText!) : base.lines,
         milestones: [],
       },
     };
   }
-  return { rebaseFrom: baseLines };
+  return { rebaseFrom: base.lines };
 }
 
 /** The record a PendingStore keeps; `undefined` when everything local is confirmed. */
@@ -123,7 +130,7 @@ export function toPersisted(state: { patch: Inflight | undefined; confirmed: Sna
   const localBase = patch ? (patch.localBase ?? confirmed.lines) : base.lines;
   return {
     ...(patch ? { request: patch.request } : {}),
-    baseText: joinLines(base.lines),
+    baseText: joinLines(wireOf(base)),
     baseVersion: base.version,
     text: localText,
     clientId: state.clientId,

@@ -11,6 +11,7 @@ import type { PatchOutcome } from "./in-flight.js";
 import type { Conflict, LiveDocument, OpenOptions, PersistedPending, SyncStatus, TextChange } from "./live-types.js";
 import type { RetryContext } from "./retrying.js";
 import { SyncWaiters } from "./sync-waiters.js";
+import { PLAIN_CODEC, snapshotOf, type LineCodec } from "./line-codec.js";
 import type { ChangeFeed, Document } from "./types.js";
 
 export type Events = {
@@ -75,11 +76,13 @@ export abstract class DocumentState implements LiveDocument {
     readonly clientId: string,
     protected readonly options: OpenOptions,
     persisted: PersistedPending | undefined,
+    /** How the service's lines and title become the shown ones: the identity, or decryption (docs/encryption.md). */
+    protected readonly codec: LineCodec = PLAIN_CODEC,
   ) {
-    this.confirmed = { version: document.version, lines: splitLines(document.content) };
+    this.confirmed = snapshotOf(codec, document.version, splitLines(document.content));
     this.local = this.confirmed.lines;
     this.localText = joinLines(this.local);
-    this.titleText = document.title;
+    this.titleText = codec.decodeTitle(document.title);
     this.eventsSeen = document.version;
     this.feedBase = this.confirmed;
     this.displayName = options.displayName;
@@ -96,7 +99,7 @@ export abstract class DocumentState implements LiveDocument {
     if (persisted) {
       this.local = splitLines(persisted.text);
       this.localText = joinLines(this.local);
-      const adopted = adoptPersisted(persisted, clientId);
+      const adopted = adoptPersisted(persisted, clientId, codec);
       if ("resend" in adopted) this.resend = adopted.resend;
       else this.rebaseFrom = adopted.rebaseFrom;
     }
@@ -277,7 +280,7 @@ export abstract class DocumentState implements LiveDocument {
       nextSeq: this.nextSeq,
     });
     try {
-      await store.save(this.id, pending);
+      await store.save(this.id, this.codec.sealPending(pending));
     } catch (error) {
       this.emitter.emit("error", error instanceof Error ? error : new Error(String(error)));
     }

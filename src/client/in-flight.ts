@@ -5,6 +5,7 @@ import type { Inflight } from "./carry-over.js";
 import type { Snapshot } from "./conflicts.js";
 import type { PatchAnswer } from "./http.js";
 import type { ChangeFeed, ContentConflict } from "./types.js";
+import { PLAIN_CODEC, snapshotOf, wireOf, type LineCodec } from "./line-codec.js";
 
 /** How the request of a patch ended: an answer (200 or 409 ContentConflict), or the error it threw. */
 export type PatchOutcome = { answer: PatchAnswer } | { error: unknown };
@@ -27,10 +28,10 @@ export function appliesInFlight(answer: ChangeFeed, patch: Inflight, clientId: s
   );
 }
 
-/** The service's text a 409 names (apply(base, opsSinceBase)) and those ops; throws when they do not fit the base. */
-export function theirsOf(patch: Inflight, conflict: ContentConflict): { target: Snapshot; ops: NormalizedOp[] } {
+/** The service's text a 409 names (apply(base, opsSinceBase)) and those ops (decoded); throws when they do not fit the base. */
+export function theirsOf(patch: Inflight, conflict: ContentConflict, codec: LineCodec = PLAIN_CODEC): { target: Snapshot; ops: NormalizedOp[] } {
   const since = validateOps(conflict.opsSinceBase);
-  const theirs = since.ok ? applyOps(patch.base.lines, since.ops) : since;
+  const theirs = since.ok ? applyOps(wireOf(patch.base), since.ops) : since;
   if (!since.ok || !theirs.ok) throw new Error(`a 409's opsSinceBase do not fit the base: ${theirs.ok ? "" : theirs.message}`);
-  return { target: { version: conflict.currentVersion, lines: theirs.lines }, ops: since.ops };
+  return { target: snapshotOf(codec, conflict.currentVersion, theirs.lines), ops: codec.decodeOps(since.ops) };
 }

@@ -24,3 +24,7 @@ export { joinLines, splitLines } from "../core/lines.js";
 export { rebuildAfterPatch } from "../core/rebuild-rule.js";
 export { mergeText } from "../core/merge-text.js";
 export type { TextEdit } from "../core/text-edits.js";
+export { generateDocumentKey, isEncryptedDocument, MAX_TITLE_BYTES } from "./encryption/document-key.js";
+export { createEncryptedDocument, changeDocumentKey, withDocumentKey } from "./encryption/keyed-client.js";
+export { UNREADABLE_LINE, UNREADABLE_TITLE } from "./encryption/codec.js";
+export { NotEncryptedError, TitleTooLongError, WrongKeyError } from "./encryption/errors.js";

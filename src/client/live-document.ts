@@ -15,6 +15,7 @@ import { appliesInFlight, theirsOf, type PatchOutcome } from "./in-flight.js";
 import { renameWithRetry } from "./rename.js";
 import { untilAnswered } from "./retrying.js";
 import type { ChangeFeed, ContentPatchResult, Document } from "./types.js";
+import { snapshotOf, wireOf } from "./line-codec.js";
 
 /**
  * A live document: one patch in flight at most, and a feed loop. A single worker loop does every
@@ -47,7 +48,8 @@ export class LiveDocumentImpl extends DocumentState {
   }
 
   async rename(title: string): Promise<void> {
-    this.setTitle((await renameWithRetry(this.client, this.id, this.retrying, title, this.confirmed.version)).title);
+    const wire = this.codec.encodeTitle(title);
+    this.setTitle(this.codec.decodeTitle((await renameWithRetry(this.client, this.id, this.retrying, wire, this.confirmed.version)).title));
   }
 
   // ---- the worker ------------------------------------------------------------------------------
@@ -104,7 +106,7 @@ export class LiveDocumentImpl extends DocumentState {
 
   protected prepare(): Inflight {
     const milestones = this.milestones.splice(0);
-    return newPatch(this.confirmed, this.local, { clientId: this.clientId, seq: this.nextSeq++, displayName: this.displayName, milestones });
+    return newPatch(this.confirmed, this.local, { clientId: this.clientId, seq: this.nextSeq++, displayName: this.displayName, milestones }, this.codec);
   }
 
   /** Sends one patch until it has an answer, the same body (same seq) on every attempt, beside the worker. */
@@ -136,7 +138,7 @@ export class LiveDocumentImpl extends DocumentState {
       await this.accepted(patch, answer.result);
       for (const waiter of patch.milestones) waiter.resolve();
     } else {
-      const { target, ops } = theirsOf(patch, answer.conflict);
+      const { target, ops } = theirsOf(patch, answer.conflict, this.codec);
       this.milestones.unshift(...patch.milestones);
       // The local edits (this patch's included) are relative to the confirmed text, which the feed
       // may have moved past the patch's base meanwhile, up to or beyond the 409's version.
@@ -150,7 +152,8 @@ export class LiveDocumentImpl extends DocumentState {
   /** 200: the text by the rebuild rule, checked against the answer's checksum; a mismatch reloads. */
   protected async accepted(patch: Inflight, result: ContentPatchResult): Promise<void> {
     const since = validateOps(result.opsSinceBase);
-    const rebuilt = since.ok ? rebuildAfterPatch(patch.base.lines, patch.ops, since.ops) : since;
+    // On the service's lines: the rule is the service's own, and the checksum is of its text.
+    const rebuilt = since.ok ? rebuildAfterPatch(wireOf(patch.base), patch.ops, since.ops) : since;
     // Verified once here; the next patch on this text sends the same checksum without hashing again.
     const verified = rebuilt.ok && (result.checksum === undefined || checksumOf(joinLines(rebuilt.lines)) === result.checksum);
     if (!rebuilt.ok || !verified) {
@@ -160,7 +163,7 @@ export class LiveDocumentImpl extends DocumentState {
     }
     // A version the confirmed text has passed already (a resend answered from its receipt after a
     // reopen) is contained in it: the history is linear.
-    const answered: Snapshot = { version: result.version, lines: rebuilt.lines, ...(result.checksum !== undefined ? { checksum: result.checksum } : {}) };
+    const answered: Snapshot = snapshotOf(this.codec, result.version, rebuilt.lines, result.checksum);
     const target = result.version >= this.confirmed.version ? answered : this.confirmed;
     // Right after the base: no foreign version in between, so no event to catch up on, and the feed
     // may ask from here (a lone author's next polls ask from its own version; the poll already
@@ -196,7 +199,7 @@ export class LiveDocumentImpl extends DocumentState {
     for (const event of answer.events) {
       if (event.version <= this.eventsSeen) continue;
       this.eventsSeen = event.version;
-      if (event.changeType === "RENAMED" && event.title !== undefined) this.setTitle(event.title);
+      if (event.changeType === "RENAMED" && event.title !== undefined) this.setTitle(this.codec.decodeTitle(event.title));
       else if (event.changeType === "DELETED") this.markDeleted();
       else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.reloadWanted = true;
     }
@@ -204,19 +207,19 @@ export class LiveDocumentImpl extends DocumentState {
     let target: Snapshot;
     let remoteOps: NormalizedOp[] | undefined;
     if (answer.content !== undefined) {
-      target = { version: answer.currentVersion, lines: splitLines(answer.content) };
+      target = snapshotOf(this.codec, answer.currentVersion, splitLines(answer.content));
     } else {
       // A diff from another version than the one asked from is stale (a reload moved it): the feed asks again.
       if (answer.fromVersion !== this.feedBase.version || answer.ops === undefined) return;
       const ops = validateOps(answer.ops);
-      const next = ops.ok ? applyOps(this.feedBase.lines, ops.ops) : ops;
+      const next = ops.ok ? applyOps(wireOf(this.feedBase), ops.ops) : ops;
       if (!ops.ok || !next.ok) {
         this.reloadWanted = true;
         return;
       }
-      target = { version: answer.currentVersion, lines: next.lines };
+      target = snapshotOf(this.codec, answer.currentVersion, next.lines);
       // The service's ops carry the local edits over exactly when they start at the confirmed text.
-      if (answer.fromVersion === this.confirmed.version) remoteOps = ops.ops;
+      if (answer.fromVersion === this.confirmed.version) remoteOps = this.codec.decodeOps(ops.ops);
     }
     this.feedBase = target;
     // At or behind this client's own acknowledged patches: the text has it already.
@@ -251,10 +254,10 @@ export class LiveDocumentImpl extends DocumentState {
       this.isDeleted = false;
       this.emitter.emit("restored");
     }
-    this.setTitle(document.title);
+    this.setTitle(this.codec.decodeTitle(document.title));
     this.eventsSeen = Math.max(this.eventsSeen, document.version);
-    this.feedBase = { version: document.version, lines: splitLines(document.content) };
-    await this.moveBase(from, { version: document.version, lines: splitLines(document.content) });
+    this.feedBase = snapshotOf(this.codec, document.version, splitLines(document.content));
+    await this.moveBase(from, this.feedBase);
   }
 
   /**

@@ -38,6 +38,11 @@ export interface PendingStore {
 }
 
 export interface OpenOptions {
+  /**
+   * The link's key of an encrypted document (docs/encryption.md): the text and title are decrypted,
+   * every line put in is encrypted, and the PendingStore gets the local texts sealed.
+   */
+  key?: string;
   /** Sent with every patch; changeable later with setDisplayName. */
   displayName?: string;
   /** Default: a random id per live document (crypto.getRandomValues), or the persisted one. */

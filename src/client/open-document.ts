@@ -1,4 +1,6 @@
+import { EncryptedCodec } from "./encryption/codec.js";
 import type { FolioClient } from "./http.js";
+import { PLAIN_CODEC } from "./line-codec.js";
 import { LiveDocumentImpl } from "./live-document.js";
 import type { LiveDocument, OpenOptions } from "./live-types.js";
 
@@ -11,13 +13,19 @@ export function randomClientId(): string {
 /**
  * Opens a live document: reads it, takes over a persisted pending edit (resent unchanged, with its
  * clientId and seq), and starts the sync worker and the feed loop. Rejects with a FolioError when
- * the document cannot be read (404 for an unknown or deleted one).
+ * the document cannot be read (404 for an unknown or deleted one). With `key` the document is an
+ * encrypted one (docs/encryption.md): its text and title are decrypted, every line put in is
+ * encrypted; a key that does not open it rejects with a WrongKeyError, a document that is not
+ * encrypted with a NotEncryptedError.
  */
 export async function openDocument(client: FolioClient, id: string, options: OpenOptions = {}): Promise<LiveDocument> {
-  const persisted = (await options.pendingStore?.load(id)) ?? undefined;
-  const clientId = options.clientId ?? persisted?.clientId ?? randomClientId();
+  const stored = (await options.pendingStore?.load(id)) ?? undefined;
   const document = await client.getDocument(id);
-  const live = new LiveDocumentImpl(client, id, document, clientId, options, persisted);
+  const codec = options.key !== undefined ? EncryptedCodec.forDocument(options.key, document) : PLAIN_CODEC;
+  // A record sealed under another key (before a key change) cannot be opened: it is left out.
+  const persisted = codec.openPending(stored);
+  const clientId = options.clientId ?? persisted?.clientId ?? randomClientId();
+  const live = new LiveDocumentImpl(client, id, document, clientId, options, persisted, codec);
   live.start();
   return live;
 }

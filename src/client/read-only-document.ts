@@ -9,12 +9,16 @@ import { Emitter } from "./events.js";
 import { runFeed } from "./feed-loop.js";
 import type { FolioClient } from "./http.js";
 import type { ChangeFeed, LineOperation, ReadOnlyDocument } from "./types.js";
+import { EncryptedCodec } from "./encryption/codec.js";
+import { PLAIN_CODEC, type LineCodec } from "./line-codec.js";
 
 export interface ReadOnlyOptions {
   /** The feed's long-poll wait in seconds (default 25). */
   waitSeconds?: number;
   /** Waits between attempts after a network failure, 5xx, 429 or 503. */
   retry?: RetryOptions;
+  /** The link's key of an encrypted document: text and title are decrypted (docs/encryption.md). */
+  key?: string;
 }
 
 /** A change of the followed text: the ops turn `previousText` into `text` (an editor maps its view through them). */
@@ -57,10 +61,12 @@ type Events = {
  * Opens a document read-only through its link and follows its feed (the document's own feed, served
  * under /read/). Rejects with a FolioError 404 when the link is unknown or revoked, or the document
  * is deleted. RESTORED and ROLLED_BACK bring back an older title, which the feed does not carry: the
- * document is read again for it.
+ * document is read again for it. With `key`, as openDocument: a WrongKeyError when it does not open it.
  */
 export async function openReadOnly(client: FolioClient, readId: string, options: ReadOnlyOptions = {}): Promise<ReadOnlyLiveDocument> {
-  const follower = new ReadOnlyFollower(client, readId, await client.read.document(readId));
+  const document = await client.read.document(readId);
+  const codec = options.key !== undefined ? EncryptedCodec.forDocument(options.key, document) : PLAIN_CODEC;
+  const follower = new ReadOnlyFollower(client, readId, document, codec);
   follower.start(options);
   return follower;
 }
@@ -69,6 +75,8 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
   private readonly emitter = new Emitter<Events>();
   private readonly stop = new AbortController();
   private lines: string[];
+  /** The service's lines (the ciphertext lines of an encrypted document; else `lines`). */
+  private wire: string[];
   title: string;
   version: number;
   deleted = false;
@@ -80,9 +88,11 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
     private readonly client: FolioClient,
     readonly readId: string,
     document: ReadOnlyDocument,
+    private readonly codec: LineCodec,
   ) {
-    this.lines = splitLines(document.content);
-    this.title = document.title;
+    this.wire = splitLines(document.content);
+    this.lines = codec.decodeLines(this.wire);
+    this.title = codec.decodeTitle(document.title);
     this.version = document.version;
   }
 
@@ -123,7 +133,7 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
   private async apply(answer: ChangeFeed): Promise<void> {
     for (const event of answer.events) {
       if (event.version <= this.version) continue;
-      if (event.changeType === "RENAMED" && event.title !== undefined) this.setTitle(event.title);
+      if (event.changeType === "RENAMED" && event.title !== undefined) this.setTitle(this.codec.decodeTitle(event.title));
       else if (event.changeType === "DELETED") this.setDeleted(true);
       else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.rereadWanted = true;
       if (event.changeType === "RESTORED") this.setDeleted(false);
@@ -131,8 +141,8 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
     if (answer.content !== undefined) this.moveTo(answer.currentVersion, splitLines(answer.content));
     else if (answer.fromVersion === this.version && answer.ops !== undefined) {
       const ops = validateOps(answer.ops);
-      const next = ops.ok ? applyOps(this.lines, ops.ops) : ops;
-      if (next.ok) this.moveTo(answer.currentVersion, next.lines, answer.ops);
+      const next = ops.ok ? applyOps(this.wire, ops.ops) : ops;
+      if (next.ok) this.moveTo(answer.currentVersion, next.lines, this.codec.encrypted ? undefined : answer.ops);
       else this.rereadWanted = true;
     }
     // Until a read succeeds, every later answer tries again.
@@ -152,13 +162,16 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
     }
     this.rereadWanted = false;
     if (document.version < this.version) return;
-    this.setTitle(document.title);
+    this.setTitle(this.codec.decodeTitle(document.title));
     this.moveTo(document.version, splitLines(document.content));
   }
 
-  private moveTo(version: number, lines: string[], ops?: LineOperation[]): void {
+  /** Moves to the service's lines `wire` at `version`; `ops` (when the text is not encrypted) are the feed's. */
+  private moveTo(version: number, wire: string[], ops?: LineOperation[]): void {
     const previousText = this.text;
+    const lines = this.codec.decodeLines(wire);
     const changed = ops ?? diffLines(this.lines, lines).map(toLineOperation);
+    this.wire = wire;
     this.lines = lines;
     this.version = version;
     if (changed.length > 0) this.emitter.emit("change", { previousText, text: this.text, ops: changed, version });

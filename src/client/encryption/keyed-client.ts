@@ -1,0 +1,103 @@
+import { joinLines, splitLines } from "../../core/lines.js";
+import type { FolioClient } from "../http.js";
+import type { Document, HistoryEntry } from "../types.js";
+import { EncryptedCodec } from "./codec.js";
+import { parseTitle } from "./document-key.js";
+import { WrongKeyError } from "./errors.js";
+
+/**
+ * Creates an encrypted document (docs/encryption.md): a new random salt, the title and every line
+ * sealed under keys derived from `key` (see generateDocumentKey), in one POST, so version 1 is
+ * already ciphertext. Resolves with the document as created, its title and content in plain text.
+ */
+export async function createEncryptedDocument(client: FolioClient, body: { title: string; content: string }, key: string): Promise<Document> {
+  const codec = EncryptedCodec.fresh(key);
+  const lines = splitLines(body.content);
+  const created = await client.createDocument({ title: codec.encodeTitle(body.title), content: joinLines(codec.encodeLines(lines)) });
+  return { ...created, title: body.title, content: joinLines(lines) };
+}
+
+/**
+ * The document re-encrypted under `newKey` in one version (a PUT of the whole text, a new salt, every
+ * line sealed afresh), checked against `expectedVersion` when given. Whoever holds only the old key
+ * can no longer open the current version; the versions before stay sealed under the old key.
+ * Resolves with the new version, in plain text.
+ */
+export async function changeDocumentKey(client: FolioClient, id: string, oldKey: string, newKey: string, expectedVersion?: number): Promise<Document> {
+  const current = await client.getDocument(id);
+  const plain = decryptDocument(EncryptedCodec.forDocument(oldKey, current), current);
+  const codec = EncryptedCodec.fresh(newKey);
+  const body = { title: codec.encodeTitle(plain.title), content: joinLines(codec.encodeLines(splitLines(plain.content))) };
+  const replaced = await client.replaceDocument(id, { ...body, expectedVersion: expectedVersion ?? current.version });
+  return { ...replaced, title: plain.title, content: plain.content };
+}
+
+/**
+ * A client for the calls that carry whole texts, speaking plain text to its caller and ciphertext
+ * to the service: getDocument, history, restore, createDocument, replaceDocument, renameDocument and
+ * the read link's document and history. Content patches and the feeds go through unchanged (a live
+ * document opened with `{ key }` encodes them itself). History entries written under another key
+ * (before a key change) show as unreadable; restoring one is refused with a WrongKeyError, since
+ * the document would then no longer open with this key.
+ */
+export function withDocumentKey(client: FolioClient, key: string): FolioClient {
+  const codecs = new Map<string, EncryptedCodec>();
+  /** The codec of a text's salt (every version since a key change shares one, and so its memory of lines). */
+  const codecOf = <T extends { title: string; content: string }>(entry: T): EncryptedCodec => {
+    const salt = parseTitle(entry.title) ? entry.title.split(".")[1]! : "";
+    let codec = codecs.get(salt);
+    if (!codec) {
+      codec = EncryptedCodec.forDocument(key, entry);
+      codecs.set(salt, codec);
+    }
+    return codec;
+  };
+  const plain = <T extends { title: string; content: string }>(entry: T): T => decryptDocument(codecOf(entry), entry);
+  const plainEntry = (entry: HistoryEntry): HistoryEntry => {
+    try {
+      return plain(entry);
+    } catch {
+      // Sealed under another key (or not encrypted at all): shown as unreadable, never as ciphertext.
+      return unreadable(entry);
+    }
+  };
+  const current = (id: string) => client.getDocument(id).then((document) => codecOf(document));
+  return {
+    ...client,
+    getDocument: async (id, signal) => plain(await client.getDocument(id, signal)),
+    history: async (id) => (await client.history(id)).map(plainEntry),
+    restore: async (id, version) => {
+      if (version !== undefined) {
+        const entry = (await client.history(id)).find((candidate) => candidate.version === version);
+        if (entry && plainEntry(entry).title === UNREADABLE.title) throw new WrongKeyError(`version ${version} was written under another key: restoring it would lock this link out`);
+      }
+      return plain(await client.restore(id, version));
+    },
+    createDocument: (body) => createEncryptedDocument(client, body, key),
+    replaceDocument: async (id, body) => {
+      const codec = await current(id);
+      const sealed = { ...body, title: codec.encodeTitle(body.title), content: joinLines(codec.encodeLines(splitLines(body.content))) };
+      return plain(await client.replaceDocument(id, sealed));
+    },
+    renameDocument: async (id, body, signal) => {
+      const codec = await current(id);
+      return plain(await client.renameDocument(id, { ...body, title: codec.encodeTitle(body.title) }, signal));
+    },
+    read: {
+      ...client.read,
+      document: async (readId, signal) => plain(await client.read.document(readId, signal)),
+      history: async (readId) => (await client.read.history(readId)).map(plainEntry),
+    },
+  };
+}
+
+const UNREADABLE = { title: "\u26a0 [sealed under another key]" };
+
+function unreadable(entry: HistoryEntry): HistoryEntry {
+  return { ...entry, title: UNREADABLE.title, content: "" };
+}
+
+/** A document or history entry with its title and content decrypted. */
+export function decryptDocument<T extends { title: string; content: string }>(codec: EncryptedCodec, entry: T): T {
+  return { ...entry, title: codec.decodeTitle(entry.title), content: joinLines(codec.decodeLines(splitLines(entry.content))) };
+}
