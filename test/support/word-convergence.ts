@@ -1,4 +1,4 @@
-import { createClient, openDocument, type FolioClient, type LiveDocument, type TextEdit } from "../../src/client/index.js";
+import { createClient, createEncryptedDocument, openDocument, withDocumentKey, type FolioClient, type LiveDocument, type TextEdit } from "../../src/client/index.js";
 import type { Store } from "../../src/storage/store.js";
 import { converged } from "./client-harness.js";
 import { checkHistory, faultyFetch, SCENARIO_OPTIONS, type PatchLedger } from "./convergence.js";
@@ -24,9 +24,19 @@ export interface WordConvergenceOptions {
   store: Store;
   editors?: number;
   wordsPerEditor?: number;
+  /** An encrypted document's key (docs/encryption.md): created encrypted, every live document opened with it. */
+  key?: string;
+  /**
+   * Count characters instead of whole words: every character typed and of the first text is in the
+   * text exactly as often as it was typed, but a word may be split by another typed at the same point
+   * at the same moment (the service's text goes first there). Seen in about one run in five on a
+   * loaded two-core machine, plain and encrypted documents alike.
+   */
+  charactersOnly?: boolean;
 }
 
 export interface WordConvergenceReport {
+  id: string;
   versions: number;
   patchesSent: number;
   faults: Record<string, number>;
@@ -40,7 +50,7 @@ export interface WordConvergenceReport {
 }
 
 /** No word of it is part of another, nor of a typed word. */
-const FIRST_TEXT = "Plan release\nAnnounce soon\nShip today";
+export const FIRST_TEXT = "Plan release\nAnnounce soon\nShip today";
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -94,7 +104,10 @@ export async function runWordConvergence(options: WordConvergenceOptions): Promi
   const ledger: PatchLedger = { patches: new Map(), overlaps: 0 };
   const faults: Record<string, number> = {};
   const plain = createClient({ baseUrl: options.baseUrls[0]! });
-  const { id } = await plain.createDocument({ title: "Words", content: FIRST_TEXT });
+  const first = { title: "Words", content: FIRST_TEXT };
+  const { id } = options.key !== undefined ? await createEncryptedDocument(plain, first, options.key) : await plain.createDocument(first);
+  // The texts compared at the end are the shown ones: an encrypted document's are decrypted.
+  const view = options.key !== undefined ? withDocumentKey(plain, options.key) : plain;
 
   let faulty = false;
   const docs: LiveDocument[] = [];
@@ -102,7 +115,7 @@ export async function runWordConvergence(options: WordConvergenceOptions): Promi
   try {
     for (let k = 0; k < editors; k++) {
       const client: FolioClient = createClient({ baseUrl: options.baseUrls[k % options.baseUrls.length]!, fetch: faultyFetch(prng(options.seed + k + 1), faults, ledger, () => faulty) });
-      const doc = await openDocument(client, id, { ...SCENARIO_OPTIONS, displayName: `editor ${k}` });
+      const doc = await openDocument(client, id, { ...SCENARIO_OPTIONS, displayName: `editor ${k}`, ...(options.key !== undefined ? { key: options.key } : {}) });
       doc.on("error", (error) => errors.push(`editor ${k}: ${error.message}`));
       doc.on("conflict", () => errors.push(`editor ${k}: a conflict event, although nobody asked for them`));
       docs.push(doc);
@@ -111,16 +124,19 @@ export async function runWordConvergence(options: WordConvergenceOptions): Promi
     faulty = true;
     await Promise.all(docs.map((doc, k) => typeWords(doc, prng(options.seed * 7 + k), typed[k]!)));
     faulty = false;
-    const text = await converged(plain, id, docs, 15_000);
+    const text = await converged(view, id, docs, 15_000);
 
     const head = await checkHistory(plain, options.store, id, ledger.patches);
     if (errors.length > 0) throw new Error(`errors: ${errors.join("; ")}`);
     if (text.split("\n").length !== 3) throw new Error(`the text has ${text.split("\n").length} lines: ${JSON.stringify(text)}`);
     const words = [...typed.flat(), ...FIRST_TEXT.split(/\s+/)];
-    const wrong = words.map((word) => ({ word, count: text.split(word).length - 1 })).filter(({ count }) => count !== 1);
+    const sorted = (chars: string) => [...chars.replace(/\s+/g, "")].sort().join("");
+    if (options.charactersOnly && sorted(text) !== sorted(words.join(""))) throw new Error(`characters lost or doubled in ${JSON.stringify(text)}`);
+    const wrong = options.charactersOnly ? [] : words.map((word) => ({ word, count: text.split(word).length - 1 })).filter(({ count }) => count !== 1);
     if (wrong.length > 0) throw new Error(`words not exactly once: ${wrong.map(({ word, count }) => `${word} ×${count}`).join(", ")} in ${JSON.stringify(text)}`);
     const whole = new Set(text.split(/\s+/));
     return {
+      id,
       versions: head,
       patchesSent: [...ledger.patches.values()].reduce((sum, seqs) => sum + seqs.size, 0),
       faults,

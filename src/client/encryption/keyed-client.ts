@@ -1,7 +1,7 @@
 import { joinLines, splitLines } from "../../core/lines.js";
 import type { FolioClient } from "../http.js";
 import type { Document, HistoryEntry } from "../types.js";
-import { EncryptedCodec } from "./codec.js";
+import { EncryptedCodec, UNREADABLE_TITLE } from "./codec.js";
 import { parseTitle } from "./document-key.js";
 import { WrongKeyError } from "./errors.js";
 
@@ -69,7 +69,7 @@ export function withDocumentKey(client: FolioClient, key: string): FolioClient {
     restore: async (id, version) => {
       if (version !== undefined) {
         const entry = (await client.history(id)).find((candidate) => candidate.version === version);
-        if (entry && plainEntry(entry).title === UNREADABLE.title) throw new WrongKeyError(`version ${version} was written under another key: restoring it would lock this link out`);
+        if (entry && plainEntry(entry).title === UNREADABLE_TITLE) throw new WrongKeyError(`version ${version} was written under another key: restoring it would lock this link out`);
       }
       return plain(await client.restore(id, version));
     },
@@ -91,10 +91,9 @@ export function withDocumentKey(client: FolioClient, key: string): FolioClient {
   };
 }
 
-const UNREADABLE = { title: "\u26a0 [sealed under another key]" };
-
+/** An entry the key does not open: its title the unreadable mark, no text (never its ciphertext). */
 function unreadable(entry: HistoryEntry): HistoryEntry {
-  return { ...entry, title: UNREADABLE.title, content: "" };
+  return { ...entry, title: UNREADABLE_TITLE, content: "" };
 }
 
 /** A document or history entry with its title and content decrypted. */
