@@ -24,12 +24,13 @@ import type { ProfileResult, ScenarioResult } from "./lib/results.js";
 import { buildService, SERVICE_NODE_FLAGS, TSX_IMPORT } from "./lib/service.js";
 import { authors } from "./scenarios/authors.js";
 import { bigDocument } from "./scenarios/big-document.js";
+import { encryptionCost } from "./scenarios/encryption-cost.js";
 import { feedFanout } from "./scenarios/feed-fanout.js";
 import { hotDocument, manyDocuments } from "./scenarios/hot-document.js";
 import { metricsOverhead } from "./scenarios/metrics-overhead.js";
 import { restart } from "./scenarios/restart.js";
 
-const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, metricsOverhead, authors, feedFanout, bigDocument, restart];
+const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, metricsOverhead, authors, feedFanout, bigDocument, restart, encryptionCost];
 /** The whole run stays under 10 minutes (2 in quick mode); the profiles get what is left. */
 const TOTAL_BUDGET_S = { full: 570, quick: 115 };
 
