@@ -29,8 +29,9 @@ export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, lab
         drawSelection(),
         EditorView.lineWrapping,
         outlineHighlighter,
-        // Moving and selecting only: no key of this keymap changes a read-only state's text.
-        keymap.of(defaultKeymap),
+        // Moving and selecting only: no key of this keymap changes a read-only state's text. Enter is
+        // taken first, or the browser's own handling of it would move the cursor to the top.
+        keymap.of([{ key: "Enter", run: () => true }, ...defaultKeymap]),
         EditorState.readOnly.of(true),
         EditorView.editable.of(false),
         EditorView.contentAttributes.of({ tabindex: "0", role: "textbox", "aria-label": label, "aria-readonly": "true", "aria-multiline": "true" }),

@@ -49,6 +49,7 @@ function renderFollowed(root: HTMLElement, doc: ReadOnlyLiveDocument, indicator:
   const heading = h("h1", { class: "read-title" }, doc.title);
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const editorHost = h("div", { class: "editor-host read-only" });
+  const note = h("p", { class: "read-note" }, "You are reading this document through a read-only link: it follows every change live, and you can select and copy its text, but not change it.");
   replace(
     root,
     h(
@@ -65,7 +66,7 @@ function renderFollowed(root: HTMLElement, doc: ReadOnlyLiveDocument, indicator:
       h(
         "main",
         { class: "doc-main" },
-        h("p", { class: "read-note" }, "You are reading this document through a read-only link: it follows every change live, and you can select and copy its text, but not change it."),
+        note,
         editorHost,
       ),
     ),
@@ -81,6 +82,8 @@ function renderFollowed(root: HTMLElement, doc: ReadOnlyLiveDocument, indicator:
     banner.textContent = text ?? "";
   };
   const update = () => {
+    // Once the link is gone the page follows nothing: the note would no longer be true.
+    note.hidden = doc.revoked;
     if (doc.revoked) {
       indicator.show("revoked");
       showBanner("This read-only link no longer works: it was replaced by a new one, or sharing was stopped. The text below is the last this page received; ask for a new link.");

@@ -83,7 +83,7 @@ export function sharePanel(client: FolioClient, documentId: string): SharePanel 
         replace(
           readSection,
           linkRow("read", "Read-only link", readOnlyLink(state.readId), status),
-          h("div", { class: "share-action" }, rotate, h("p", { class: "share-grant" }, "Replaces the link: the current read-only link stops working at once, pages open on it say so.")),
+          h("div", { class: "share-action" }, rotate, h("p", { class: "share-grant" }, "Makes a new link in place of this one: the current read-only link stops working at once, and pages open on it say so.")),
           h("div", { class: "share-action" }, stop, h("p", { class: "share-grant" }, "The read-only link stops working; the edit link keeps working.")),
         );
         return;

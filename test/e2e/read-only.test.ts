@@ -121,6 +121,7 @@ describe.skipIf(!browserFound)("read-only links in Chromium", { timeout: 90_000 
     expect(await bob.tab.locator(".sync").textContent()).toEqual("Link no longer works");
     expect(await bob.tab.locator(".banner").textContent()).toMatch(/^This read-only link no longer works/);
     expect(await editorText(bob.tab)).toEqual(next);
+    expect(await bob.tab.locator(".read-note").isVisible()).toEqual(false);
     await bob.tab.screenshot({ path: join(w.shots, "read-only-revoked.png") });
 
     const carol = await reader(secondLink);
