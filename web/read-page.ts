@@ -5,7 +5,9 @@
  * change the document, and it never learns the document's edit id (the read answers do not carry it).
  */
 import { FolioError, openReadOnly, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
-import { h, messageOf, replace } from "./dom.js";
+import { append, h, messageOf, replace } from "./dom.js";
+import { panelToggles } from "./panels.js";
+import { readHistoryPanel } from "./read-history-panel.js";
 import { readOnlyView } from "./read-only-view.js";
 
 type ReadState = "opening" | "live" | "offline" | "deleted" | "revoked";
@@ -42,13 +44,16 @@ export async function renderReadOnly(root: HTMLElement, client: FolioClient, rea
     await showReadFailure(root, client, readId, error);
     return;
   }
-  renderFollowed(root, doc, indicator);
+  renderFollowed(root, client, doc, indicator);
 }
 
-function renderFollowed(root: HTMLElement, doc: ReadOnlyLiveDocument, indicator: ReturnType<typeof readIndicator>): void {
+function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReturnType<typeof readIndicator>): void {
   const heading = h("h1", { class: "read-title" }, doc.title);
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const editorHost = h("div", { class: "editor-host read-only" });
+  const history = readHistoryPanel(client, doc);
+  const layout = h("div", { class: "doc-layout" });
+  const toggles = panelToggles([{ label: "History", element: history.element, shown: history.shown, hidden: history.hidden }], (open) => layout.classList.toggle("no-panels", open === 0));
   const note = h("p", { class: "read-note" }, "You are reading this document through a read-only link: it follows every change live, and you can select and copy its text, but not change it.");
   replace(
     root,
@@ -60,17 +65,12 @@ function renderFollowed(root: HTMLElement, doc: ReadOnlyLiveDocument, indicator:
       indicator.element,
     ),
     banner,
-    h(
-      "div",
-      { class: "doc-layout no-panels" },
-      h(
-        "main",
-        { class: "doc-main" },
-        note,
-        editorHost,
-      ),
-    ),
+    layout,
   );
+  append(layout, [
+    h("main", { class: "doc-main" }, h("div", { class: "toolbar", role: "group", "aria-label": "Document" }, ...toggles), note, editorHost),
+    h("aside", { class: "side", "aria-label": "Panels" }, history.element),
+  ]);
   const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`);
 
   const setTitle = (title: string) => {

@@ -27,8 +27,8 @@ describe.skipIf(!browserFound)("read-only links in Chromium", { timeout: 90_000 
   const w = useEditorWorld();
 
   /** A reader's page of its own browser context, which records every request it sends. */
-  async function reader(link: string): Promise<{ tab: Page; context: BrowserContext; requests: string[] }> {
-    const context = await w.context({ viewport: { width: 1000, height: 560 } });
+  async function reader(link: string, viewport = { width: 1000, height: 560 }): Promise<{ tab: Page; context: BrowserContext; requests: string[] }> {
+    const context = await w.context({ viewport });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: w.service.url });
     const tab = await context.newPage();
     const requests: string[] = [];
@@ -104,6 +104,16 @@ describe.skipIf(!browserFound)("read-only links in Chromium", { timeout: 90_000 
     expect((await document(w.service.url, id)).content).toEqual(next);
     expect(bob.requests.filter((request) => request.includes(id))).toEqual([]);
     expect(bob.requests.filter((request) => !request.startsWith("GET "))).toEqual([]);
+    // Its history, read-only: the versions and their changes, nothing to roll back, restore or save.
+    await bob.tab.getByRole("button", { name: "History" }).click();
+    const head = (await served(w.service.url, id)).history.at(-1)?.version;
+    await expect.poll(() => bob.tab.locator(".history-type").first().textContent()).toEqual(`v${head} · Current text`);
+    expect(await bob.tab.locator(".history-type").last().textContent()).toEqual("v1 · Created");
+    await bob.tab.locator(".history-entry").first().getByRole("button", { name: /^View version/ }).click();
+    // Against the version before it (v1, or a milestone the service kept on a pause in the typing).
+    expect(await bob.tab.locator(".diff-added .diff-text").allTextContents()).toContain("added: Launch v2");
+    const count = await bob.tab.locator(".history-entry").count();
+    expect(await bob.tab.locator(".side button").allTextContents()).toEqual(Array.from({ length: count }, () => "View"));
     expect(await bob.tab.content()).not.toContain(id);
     await bob.tab.screenshot({ path: join(w.shots, "read-only-page.png") });
 
@@ -124,9 +134,11 @@ describe.skipIf(!browserFound)("read-only links in Chromium", { timeout: 90_000 
     expect(await bob.tab.locator(".read-note").isVisible()).toEqual(false);
     await bob.tab.screenshot({ path: join(w.shots, "read-only-revoked.png") });
 
-    const carol = await reader(secondLink);
+    // The new link works, on a phone's width too.
+    const carol = await reader(secondLink, { width: 360, height: 640 });
     await carol.tab.locator(".read-only-mark").waitFor();
     expect(await editorText(carol.tab)).toEqual(third);
+    await carol.tab.screenshot({ path: join(w.shots, "read-only-360.png") });
 
     // Stop sharing: the link answers 404, and the page says so.
     const stop = ada.tab.getByRole("button", { name: "Stop sharing read-only" });
