@@ -91,7 +91,8 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
       indicator.show("deleted");
       showBanner("The document was deleted. The text below is its last; this page follows it again if it is restored.");
     } else {
-      indicator.show(doc.status);
+      // The browser knows it is offline before a poll fails (that may take the poll's whole wait).
+      indicator.show(navigator.onLine ? doc.status : "offline");
       showBanner(undefined);
     }
   };
@@ -102,6 +103,8 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   doc.on("deleted", update);
   doc.on("restored", update);
   doc.on("revoked", update);
+  window.addEventListener("offline", update);
+  window.addEventListener("online", update);
   editor.view.contentDOM.focus();
 
   window.addEventListener("pagehide", () => doc.close());

@@ -157,4 +157,40 @@ describe.skipIf(!browserFound)("read-only links in Chromium", { timeout: 90_000 
     expect([await ada.tab.locator(".share").isVisible(), await focused(ada.tab)]).toEqual([false, "button.secondary:Share"]);
     expect((await served(w.service.url, id)).content).toEqual(third);
   });
+
+  it("says when the document is deleted, offline or restored, and why a link does not open", async () => {
+    const id = await createDocument(w.service.url, "Notes", "one\ntwo");
+    const { readId } = (await (await fetch(`${w.service.url}/api/v1/documents/${id}/read-link`, { method: "POST" })).json()) as { readId: string };
+    const bob = await reader(`${w.service.url}/r/${readId}`);
+    await expect.poll(() => status(bob.tab)).toEqual("live");
+
+    expect((await fetch(`${w.service.url}/api/v1/documents/${id}`, { method: "DELETE" })).status).toEqual(204);
+    await expect.poll(() => status(bob.tab)).toEqual("deleted");
+    expect([await bob.tab.locator(".sync").textContent(), await bob.tab.locator(".banner").textContent(), await editorText(bob.tab)]).toEqual([
+      "Document deleted",
+      "The document was deleted. The text below is its last; this page follows it again if it is restored.",
+      "one\ntwo",
+    ]);
+    expect((await fetch(`${w.service.url}/api/v1/documents/${id}/restore`, { method: "POST" })).status).toEqual(200);
+    await expect.poll(() => status(bob.tab)).toEqual("live");
+    expect(await bob.tab.locator(".banner").isVisible()).toEqual(false);
+
+    // The network gone: the page says so and follows again once it is back.
+    await bob.context.setOffline(true);
+    await expect.poll(() => status(bob.tab)).toEqual("offline");
+    expect(await bob.tab.locator(".sync").textContent()).toEqual("Offline — retrying");
+    await bob.context.setOffline(false);
+    await expect.poll(() => status(bob.tab)).toEqual("live");
+    await (await fetch(`${w.service.url}/api/v1/documents/${id}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "Notes", content: "one\ntwo\nthree" }) })).arrayBuffer();
+    expect(await eventually(() => editorText(bob.tab), (text) => text === "one\ntwo\nthree", 20_000)).toEqual("one\ntwo\nthree");
+    await expect.poll(() => status(bob.tab)).toEqual("live");
+
+    // A link that does not open: the document deleted (its history still answers), or the link gone.
+    await fetch(`${w.service.url}/api/v1/documents/${id}`, { method: "DELETE" });
+    await bob.tab.reload();
+    await bob.tab.getByRole("heading", { name: "The document is deleted" }).waitFor();
+    await fetch(`${w.service.url}/api/v1/documents/${id}/read-link`, { method: "DELETE" });
+    await bob.tab.reload();
+    await bob.tab.getByRole("heading", { name: "This read-only link does not work" }).waitFor();
+  });
 });
