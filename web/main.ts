@@ -1,10 +1,10 @@
-/** The editor page's entry: `/` is the start page, `/d/<uuid>` a document, `/r/<uuid>` a read-only page (links.ts). */
+/** The editor page's entry: `/` is the start page, `/d/<uuid>` a document, `/r/<uuid>` a read-only page (routes.ts). */
 import "./styles.css";
 import { createClient } from "../src/client/index.js";
 import { h, replace } from "./dom.js";
 import { renderDocument } from "./doc-page.js";
 import { renderHome } from "./home.js";
-import { routeOf } from "./links.js";
+import { routeOf } from "./routes.js";
 import { renderReadOnly } from "./read-page.js";
 
 const root = document.getElementById("app") ?? document.body;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { routeOf } from "../../web/links.js";
+import { routeOf } from "../../web/routes.js";
 
 const ID = "0b6f5a52-3c1e-4d8a-9f11-2a7b4c9d0e13";
 
