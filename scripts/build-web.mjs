@@ -1,6 +1,6 @@
 // Bundles the editor page (web/) into dist/web: one JavaScript and one CSS file with content-hashed
 // names under dist/web/assets, and index.html pointing to them. Nothing is fetched at run time
-// except the API; see "The editor page" in the README. `--outdir <dir>` builds elsewhere (the E2E
+// except the API; see docs/editor.md. `--outdir <dir>` builds elsewhere (the E2E
 // tests build into a temporary folder).
 import { build } from "esbuild";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

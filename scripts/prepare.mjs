@@ -1,6 +1,6 @@
 // `npm ci` and `npm install` run this after installing: it builds dist/, so that `npm start` only
 // starts. Without the compiler (an install that omitted dev dependencies) it leaves dist/ as it is
-// and says so in one line; the README's production install builds first and prunes afterwards.
+// and says so in one line; docs/operations.md's production install builds first and prunes afterwards.
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 

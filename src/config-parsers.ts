@@ -1,5 +1,5 @@
 // How one configuration value is read from its text (a variable, or a scalar in the file). The
-// schema in config.ts names, per key, the parser that is not implied by the key's type.
+// schema in config-schema.ts names, per key, the parser that is not implied by the key's type.
 import { isIP } from "node:net";
 import { parseStorageUrl, StorageUrlError } from "./storage/storage-url.js";
 

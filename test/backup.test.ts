@@ -104,7 +104,7 @@ describe("npm run backup", () => {
   it("refuses a PostgreSQL store, pointing to pg_dump, and a missing file argument", async () => {
     const postgres = backupProcess({ SERVICE_STORAGE_URL: "postgres://folio@127.0.0.1:1/folio" }, join(dir, "b.db"));
     expect(await postgres.waitForExit(STARTUP_MS)).toEqual({ code: 2, signal: null });
-    expect(postgres.rawOutput()).toBe("the store is PostgreSQL: back it up with pg_dump (see README, Backups)\n");
+    expect(postgres.rawOutput()).toBe("the store is PostgreSQL: back it up with pg_dump (see docs/operations.md, Backups)\n");
     const bare = backupProcess({ SERVICE_STORAGE_URL: `sqlite:${join(dir, "service.db")}` });
     expect(await bare.waitForExit(STARTUP_MS)).toEqual({ code: 2, signal: null });
     expect(bare.rawOutput()).toBe("usage: npm run backup -- <file>\n");

@@ -61,7 +61,7 @@ describe("npm start", () => {
     const listening = await started.waitForLine(isListening, TIMEOUT_MS);
     const serverPid = Number(listening.pid);
     expect(serverPid).not.toBe(started.child.pid);
-    // The collector works on the event loop's thread (README, "Choices where the interface is silent").
+    // The collector works on the event loop's thread (docs/choices.md, "The service").
     expect(readFileSync(`/proc/${serverPid}/cmdline`, "utf8").split("\0")).toContain("--single-threaded-gc");
     const info = await fetch(new URL("/api/v1/info", String(listening.address)));
     expect(info.status).toBe(200);

@@ -12,6 +12,7 @@ import { parseLine, trackerSlug } from "./outline.js";
 import { panelToggles } from "./panels.js";
 import { openPendingStore, type PageStore } from "./pending-store.js";
 import { displayName, rememberDocument, setDisplayName } from "./prefs.js";
+import { sharePanel } from "./share-panel.js";
 import { syncIndicator } from "./sync-indicator.js";
 import { ticketBadges } from "./ticket-badges.js";
 import { trackerPanel, type TrackerPanel } from "./tracker-panel.js";
@@ -48,6 +49,7 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const editorHost = h("div", { class: "editor-host" });
   const history = historyPanel(client, doc);
+  const share = sharePanel(client, doc.id);
   const remove = h("button", { type: "button", class: "danger" }, "Delete");
   // Without a tracker there is neither panel nor badges (and nothing is asked of the tracker routes).
   let tracker: TrackerPanel | undefined;
@@ -59,6 +61,7 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
     [
       { label: "History", element: history.element, shown: history.shown, hidden: history.hidden },
       ...(tracker ? [{ label: "Tracker", element: tracker.element, open: true }] : []),
+      { label: "Share", element: share.element, shown: share.shown },
     ],
     (open) => layout.classList.toggle("no-panels", open === 0),
   );
@@ -81,7 +84,7 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
   );
   append(layout, [
     h("main", { class: "doc-main" }, toolbar, message, editorHost, h("p", { class: "hint muted" }, hint)),
-    h("aside", { class: "side", "aria-label": "Panels" }, history.element, tracker?.element),
+    h("aside", { class: "side", "aria-label": "Panels" }, share.element, history.element, tracker?.element),
   ]);
 
   // The tracker panel follows the cursor's line, but only once the line has settled (not per keystroke).

@@ -50,7 +50,8 @@ function outlineDecorations(view: EditorView): DecorationSet {
   return builder.finish();
 }
 
-const outlineHighlighter = ViewPlugin.fromClass(
+/** Checkboxes, done nodes and ticket links marked in the text (also used by the read-only view). */
+export const outlineHighlighter = ViewPlugin.fromClass(
   class {
     decorations: DecorationSet;
     constructor(view: EditorView) {

@@ -3,7 +3,7 @@
  * (docs/interface.md, "Milestones") without saying whether that newest state is a milestone too, so:
  * the newest entry is "Current text"; an earlier edit is a "Saved version" (kept by the Save button,
  * a write pause, or a whole-text change after it), as is any version this page saved itself; a text
- * replaced through the API (no sender) says so. See README, "The editor page".
+ * replaced through the API (no sender) says so. See docs/editor.md.
  */
 import type { HistoryEntry } from "../src/client/index.js";
 

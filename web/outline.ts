@@ -1,5 +1,5 @@
 /**
- * The outline notation (README, "The outline notation"): a line is a node and its indentation makes
+ * The outline notation (docs/editor.md, "The outline notation"): a line is a node and its indentation makes
  * it a child of the nearest less indented line above; `[ ]` / `[x]` right after the indentation is
  * the node's status box; `&tracker.<slug>` anywhere in the text names the tracker project;
  * `#US-<ref>` / `#T-<ref>` on a node line links it to a story or a task. Pure: no DOM, no I/O.

@@ -9,7 +9,7 @@
  * when setItem returns, in order, and then belongs to the browser, not to the page; an IndexedDB
  * transaction still running when the page goes away may be lost, and two in flight need ordering.
  * The price is the quota (about 5 MB per origin): a save that does not fit is reported, and the
- * page then says the edits are not kept (README, "The editor page").
+ * page then says the edits are not kept (docs/editor.md, "What it does").
  *
  * Each open page holds a Web Lock named after its clientId. An entry whose lock nobody holds belongs
  * to a page that is gone: the next page of that document adopts it, lock and clientId included, so

@@ -1,7 +1,7 @@
 /**
  * Inline ticket badges: when logged in to the tracker, every node line that links `#US-<ref>` /
  * `#T-<ref>` ends in a small badge with the ticket's status and assignee (a CodeMirror widget, inline,
- * inside the line's own height, not focusable). What is fetched when (README, "The editor page"):
+ * inside the line's own height, not focusable). What is fetched when (docs/editor.md, "The tracker panel"):
  * the links of the whole text, after the text has been still for a moment (never per keystroke), only
  * the tickets not in the cache or expired there, at most four at a time; on log-in; every minute while
  * the page is visible; and a ticket the panel loads or moves goes into the cache at once. Each answer

@@ -1,5 +1,5 @@
 // `npm run backup -- <file>`: an online, consistent copy of the configured SQLite store, taken
-// while the service runs (see README "Backups"). The configuration is read as the server reads it.
+// while the service runs (see docs/operations.md, "Backups"). The configuration is read as the server reads it.
 import { resolve } from "node:path";
 import { ConfigError, loadConfig } from "../config.js";
 import { backupSqlite } from "../storage/sqlite/sqlite-backup.js";
@@ -23,7 +23,7 @@ const location = parseStorageUrl(storageUrl);
 if (location.kind !== "sqlite" || location.path === ":memory:") {
   process.stderr.write(
     location.kind === "postgres"
-      ? "the store is PostgreSQL: back it up with pg_dump (see README, Backups)\n"
+      ? "the store is PostgreSQL: back it up with pg_dump (see docs/operations.md, Backups)\n"
       : "the store is in memory: there is nothing to back up\n",
   );
   process.exit(2);

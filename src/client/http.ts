@@ -25,7 +25,7 @@ export interface ClientOptions {
 
 export type PatchAnswer = { status: 200; result: ContentPatchResult } | { status: 409; conflict: ContentConflict };
 
-/** The typed calls of every endpoint; see CLIENT-API.md for the contract. */
+/** The typed calls of every endpoint; docs/editing-protocol.md describes the contract. */
 export interface FolioClient {
   readonly baseUrl: string;
   info(): Promise<ServiceInfo>;

@@ -6,7 +6,7 @@
 export { createClient, type ClientOptions, type FolioClient, type PatchAnswer, type TrackerCalls } from "./http.js";
 export { FolioError, FolioNetworkError } from "./errors.js";
 export { openDocument, randomClientId } from "./open-document.js";
-export { openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument, type ReadOnlyOptions } from "./read-only-document.js";
+export { openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument, type ReadOnlyOptions, type ReadOnlyStatus } from "./read-only-document.js";
 export type { ReadCalls } from "./read-calls.js";
 export {
   type Conflict,

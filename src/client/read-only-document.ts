@@ -29,6 +29,9 @@ export interface ReadOnlyChange {
   version: number;
 }
 
+/** Whether the feed is answering: "offline" from a failed poll (retried with backoff) until one succeeds. */
+export type ReadOnlyStatus = "live" | "offline";
+
 /** A document followed through its read-only link: the text, live; nothing can be sent. */
 export interface ReadOnlyLiveDocument {
   readonly readId: string;
@@ -39,8 +42,10 @@ export interface ReadOnlyLiveDocument {
   readonly deleted: boolean;
   /** true once the link was revoked or replaced: the document stopped following. */
   readonly revoked: boolean;
+  readonly status: ReadOnlyStatus;
   on(event: "change", listener: (change: ReadOnlyChange) => void): () => void;
   on(event: "title", listener: (title: string) => void): () => void;
+  on(event: "status", listener: (status: ReadOnlyStatus) => void): () => void;
   on(event: "deleted" | "restored" | "revoked", listener: () => void): () => void;
   /** A poll failed (it is retried with backoff); a 404 of the feed is `revoked` instead. */
   on(event: "error", listener: (error: Error) => void): () => void;
@@ -51,6 +56,7 @@ export interface ReadOnlyLiveDocument {
 type Events = {
   change: [ReadOnlyChange];
   title: [string];
+  status: [ReadOnlyStatus];
   deleted: [];
   restored: [];
   revoked: [];
@@ -81,6 +87,7 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
   version: number;
   deleted = false;
   revoked = false;
+  status: ReadOnlyStatus = "live";
   /** The title may be stale (after RESTORED or ROLLED_BACK) or the ops did not fit: read the document again. */
   private rereadWanted = false;
 
@@ -125,7 +132,9 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
       since: () => this.version,
       deliver: (answer) => this.apply(answer),
       failing: (failing, error) => {
-        if (failing && error && !this.stop.signal.aborted) this.emitter.emit("error", error);
+        if (this.stop.signal.aborted) return;
+        this.setStatus(failing ? "offline" : "live");
+        if (failing && error) this.emitter.emit("error", error);
       },
     });
   }
@@ -181,6 +190,12 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
     if (title === this.title) return;
     this.title = title;
     this.emitter.emit("title", title);
+  }
+
+  private setStatus(status: ReadOnlyStatus): void {
+    if (status === this.status) return;
+    this.status = status;
+    this.emitter.emit("status", status);
   }
 
   private setDeleted(deleted: boolean): void {

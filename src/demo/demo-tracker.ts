@@ -1,6 +1,6 @@
 // `npm run demo-tracker [-- --port <n>]`: a fake Taiga on 127.0.0.1 with made-up users, projects and
 // tickets (demo-world.ts), for trying the editor's tracker panel without a Taiga server (README,
-// "Trying the tracker panel"). Everything is in memory and gone when it stops. Not for deployments:
+// "Trying the tracker panel without Taiga"). Everything is in memory and gone when it stops. Not for deployments:
 // the passwords are printed and kept in plain text.
 import { DEMO_PROJECT, SAMPLE_DOCUMENT, seedDemoWorld } from "./demo-world.js";
 import { FakeTaiga } from "./fake-taiga.js";

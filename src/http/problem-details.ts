@@ -20,7 +20,7 @@ export type RenderedCode =
   | "page-not-built"
   | "internal";
 
-/** The one table of problem kinds: status and title per stable code (listed in the README). */
+/** The one table of problem kinds: status and title per stable code (listed in docs/api.md). */
 export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> = {
   "invalid-request": { status: 400, title: "Invalid request" },
   "credentials-required": { status: 401, title: "Credentials missing or wrong" },

@@ -7,7 +7,7 @@ import { sendProblem } from "./problem-details.js";
  * The client addresses each limit remembers. Past this, the address seen least recently is
  * forgotten (its count starts again), so memory stays bounded however many addresses call; an
  * address that keeps sending is always recent and never forgotten. 200–300 bytes an address, so
- * at most about 3 MB a limit (README, "Rate limits").
+ * at most about 3 MB a limit (docs/operations.md, "Rate limits").
  */
 export const REMEMBERED_ADDRESSES = 10_000;
 

@@ -6,7 +6,7 @@ import type { Store } from "../storage/store.js";
 import type { TrackerCallObserver } from "../tracker/taiga-transport.js";
 
 /**
- * The service's Prometheus metrics (the names are listed in the README). One {@link Registry} per
+ * The service's Prometheus metrics (the names are listed in docs/monitoring.md). One {@link Registry} per
  * built app, never prom-client's global one: tests build many apps in one process. Every label
  * value comes from a bounded set: route templates (never ids), methods, statuses, outcome names.
  */

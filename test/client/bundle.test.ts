@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 
 // The client runs in browsers: bundled for the browser (esbuild, ESM) it must resolve without any
 // Node built-in, carry no schema library at run time (the wire types are type-only), and stay small.
-// The sizes are reported in the README ("Writing a client"); FOLIO_REPORT=1 prints them.
+// The sizes are reported in the docs/editing-protocol.md ("The SDK"); FOLIO_REPORT=1 prints them.
 
 const NODE_BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 

@@ -122,6 +122,24 @@ describe("openReadOnly", () => {
     expect(net.calls("GET", "/changes").every((call) => call.settled)).toBe(true);
   });
 
+  it("says offline while its polls fail and live again once one succeeds", async () => {
+    const { id, readId } = await shared();
+    const net = recordingFetch();
+    let failing = true;
+    net.hook = (request) => (failing && request.path.includes("/changes") ? { kind: "fail-before" } : undefined);
+    const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, FAST);
+    followers.push(doc);
+    const statuses: string[] = [];
+    doc.on("status", (status) => statuses.push(status));
+    expect(doc.status).toBe("live");
+    await until("the follower to see its polls fail", () => doc.status === "offline");
+    failing = false;
+    await s.client.patchContent(id, { baseVersion: 1, checksum: checksum("a"), clientId: "c-ann", seq: 1, ops: [{ op: "insert", index: 1, lines: ["b"] }] });
+    await until("the follower to be live with the edit", () => doc.status === "live" && doc.text === "a\nb");
+
+    expect(statuses).toEqual(["offline", "live"]);
+  });
+
   it("rejects with a FolioError 404 for an unknown link and for a deleted document", async () => {
     const { id, readId } = await shared();
     await s.client.deleteDocument(id);

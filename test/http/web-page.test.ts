@@ -28,9 +28,9 @@ afterEach(async () => {
 });
 
 describe("the editor page", () => {
-  it("answers index.html at / and at /d/<uuid>, never cached, and the hashed assets cached for a year", async () => {
+  it("answers index.html at /, at /d/<uuid> and at /r/<uuid>, never cached, and the hashed assets cached for a year", async () => {
     t = await buildTestApp({ webRoot: built });
-    for (const url of ["/", `/d/${UNKNOWN_ID}`, `/d/${UNKNOWN_ID.toUpperCase()}`]) {
+    for (const url of ["/", `/d/${UNKNOWN_ID}`, `/d/${UNKNOWN_ID.toUpperCase()}`, `/r/${UNKNOWN_ID}`, `/r/${UNKNOWN_ID.toUpperCase()}`]) {
       const page = await t.app.inject({ method: "GET", url });
       expect({
         status: page.statusCode,
@@ -57,12 +57,16 @@ describe("the editor page", () => {
     });
   });
 
-  it("answers a friendly HTML 404 for a /d/ link that is no UUID, and problem+json for unknown assets and API routes", async () => {
+  it("answers a friendly HTML 404 for a /d/ or /r/ link that is no UUID, and problem+json for unknown assets and API routes", async () => {
     t = await buildTestApp({ webRoot: built });
     const page = await t.app.inject({ method: "GET", url: "/d/not-a-uuid" });
     expect({ status: page.statusCode, type: page.headers["content-type"] }).toEqual({ status: 404, type: "text/html; charset=utf-8" });
     expect(page.body).toContain("No such document");
     expect(page.body).toContain('<a href="/">');
+    const readPage = await t.app.inject({ method: "GET", url: "/r/not-a-uuid" });
+    expect({ status: readPage.statusCode, type: readPage.headers["content-type"] }).toEqual({ status: 404, type: "text/html; charset=utf-8" });
+    expect(readPage.body).toContain("<h1>No such read-only link</h1>");
+    expect(readPage.body).toContain("<code>/r/</code> followed by a UUID");
     expectProblem(await t.app.inject({ method: "GET", url: "/assets/nope.js" }), {
       status: 404,
       code: "route-not-found",
@@ -81,7 +85,7 @@ describe("the editor page", () => {
 
   it("starts without a built page and answers 503 problem+json for it, while the API works", async () => {
     t = await buildTestApp({ webRoot: missing });
-    for (const url of ["/", `/d/${UNKNOWN_ID}`, "/assets/main-ABC123.js"]) {
+    for (const url of ["/", `/d/${UNKNOWN_ID}`, `/r/${UNKNOWN_ID}`, "/assets/main-ABC123.js"]) {
       expectProblem(await t.app.inject({ method: "GET", url }), {
         status: 503,
         code: "page-not-built",

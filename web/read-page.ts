@@ -1,0 +1,146 @@
+/**
+ * The read-only page at /r/<readId> (docs/sharing.md): the document's title and text, followed live
+ * through the read-only link, marked read-only, with an indicator that says whether it is live, offline
+ * (retrying), deleted, or whether the link stopped working (replaced or revoked). Nothing on it can
+ * change the document, and it never learns the document's edit id (the read answers do not carry it).
+ */
+import { FolioError, openReadOnly, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
+import { append, h, messageOf, replace } from "./dom.js";
+import { panelToggles } from "./panels.js";
+import { readHistoryPanel } from "./read-history-panel.js";
+import { readOnlyView } from "./read-only-view.js";
+
+type ReadState = "opening" | "live" | "offline" | "deleted" | "revoked";
+
+const LABELS: Record<ReadState, string> = {
+  opening: "Opening…",
+  live: "Live",
+  offline: "Offline — retrying",
+  deleted: "Document deleted",
+  revoked: "Link no longer works",
+};
+
+/** The read-only page's sync indicator: the editor's look (.sync), its own words. */
+function readIndicator(): { element: HTMLElement; show(state: ReadState): void } {
+  const element = h("span", { class: "sync", role: "status", "aria-live": "polite", "data-status": "opening" }, LABELS.opening);
+  return {
+    element,
+    show(state) {
+      element.dataset.status = state;
+      element.textContent = LABELS[state];
+      element.title = LABELS[state];
+    },
+  };
+}
+
+/** Opens the link (the one place the read-only page opens a document) and shows it, or why it cannot. */
+export async function renderReadOnly(root: HTMLElement, client: FolioClient, readId: string): Promise<void> {
+  const indicator = readIndicator();
+  replace(root, h("main", { class: "doc-loading" }, h("p", {}, "Opening the read-only document…"), indicator.element));
+  let doc: ReadOnlyLiveDocument;
+  try {
+    doc = await openReadOnly(client, readId);
+  } catch (error) {
+    await showReadFailure(root, client, readId, error);
+    return;
+  }
+  renderFollowed(root, client, doc, indicator);
+}
+
+function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReturnType<typeof readIndicator>): void {
+  const heading = h("h1", { class: "read-title" }, doc.title);
+  const banner = h("div", { class: "banner", role: "alert", hidden: true });
+  const editorHost = h("div", { class: "editor-host read-only" });
+  const history = readHistoryPanel(client, doc);
+  const layout = h("div", { class: "doc-layout" });
+  const toggles = panelToggles([{ label: "History", element: history.element, shown: history.shown, hidden: history.hidden }], (open) => layout.classList.toggle("no-panels", open === 0));
+  const note = h("p", { class: "read-note" }, "You are reading this document through a read-only link: it follows every change live, and you can select and copy its text, but not change it.");
+  replace(
+    root,
+    h(
+      "header",
+      { class: "doc-header read-header" },
+      h("a", { href: "/", class: "brand", "aria-label": "Folio start page" }, "Folio"),
+      h("div", { class: "title-row" }, heading, h("span", { class: "read-only-mark" }, "Read-only")),
+      indicator.element,
+    ),
+    banner,
+    layout,
+  );
+  append(layout, [
+    h("main", { class: "doc-main" }, h("div", { class: "toolbar", role: "group", "aria-label": "Document" }, ...toggles), note, editorHost),
+    h("aside", { class: "side", "aria-label": "Panels" }, history.element),
+  ]);
+  const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`);
+
+  const setTitle = (title: string) => {
+    heading.textContent = title;
+    document.title = `${title} (read-only) · Folio`;
+  };
+  const showBanner = (text: string | undefined) => {
+    banner.hidden = text === undefined;
+    banner.textContent = text ?? "";
+  };
+  const update = () => {
+    // Once the link is gone the page follows nothing: the note would no longer be true.
+    note.hidden = doc.revoked;
+    if (doc.revoked) {
+      indicator.show("revoked");
+      showBanner("This read-only link no longer works: it was replaced by a new one, or sharing was stopped. The text below is the last this page received; ask for a new link.");
+    } else if (doc.deleted) {
+      indicator.show("deleted");
+      showBanner("The document was deleted. The text below is its last; this page follows it again if it is restored.");
+    } else {
+      // The browser knows it is offline before a poll fails (that may take the poll's whole wait).
+      indicator.show(navigator.onLine ? doc.status : "offline");
+      showBanner(undefined);
+    }
+  };
+  setTitle(doc.title);
+  update();
+  doc.on("title", setTitle);
+  doc.on("status", update);
+  doc.on("deleted", update);
+  doc.on("restored", update);
+  doc.on("revoked", update);
+  window.addEventListener("offline", update);
+  window.addEventListener("online", update);
+  editor.view.contentDOM.focus();
+
+  window.addEventListener("pagehide", () => doc.close());
+  // A page restored from the back/forward cache had its follower closed: open it afresh.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) window.location.reload();
+  });
+}
+
+/**
+ * Why the link does not open: a 404 is either a link that is gone (never made, replaced, revoked) or a
+ * deleted document, told apart by the link's history, which stays readable while the document is
+ * deleted. Anything else (offline, the service down) is tried again when the browser is back online.
+ */
+async function showReadFailure(root: HTMLElement, client: FolioClient, readId: string, error: unknown): Promise<void> {
+  const missing = error instanceof FolioError && error.status === 404;
+  const deleted = missing && (await client.read.history(readId).then(() => true, () => false));
+  const again = h("button", { type: "button" }, "Try again");
+  const retry = () => window.location.reload();
+  again.addEventListener("click", retry);
+  if (!missing) window.addEventListener("online", retry, { once: true });
+  const [heading, text] = deleted
+    ? ["The document is deleted", "The document of this read-only link is deleted. The link works again if the document is restored."]
+    : missing
+      ? ["This read-only link does not work", "It was never made, or it was replaced by a new link, or sharing was stopped. Ask whoever shared it for the current link."]
+      : ["The document cannot be opened", messageOf(error)];
+  document.title = "Read-only link · Folio";
+  replace(
+    root,
+    h(
+      "main",
+      { class: "home" },
+      h("h1", {}, heading),
+      h("p", {}, text),
+      missing && !deleted ? undefined : h("p", {}, again),
+      h("p", {}, h("a", { href: "/" }, "Go to the start page")),
+    ),
+  );
+}
