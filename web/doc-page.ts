@@ -1,9 +1,23 @@
 /**
  * The document page at /d/<uuid>: title and rename, display name, sync indicator, the editor, the
  * deleted banner, and the history and tracker panels. Unsent edits are kept in this browser
- * (pending-store.ts) from the first keystroke, so a reload or a closed tab resends them.
+ * (pending-store.ts) from the first keystroke, so a reload or a closed tab resends them. An encrypted
+ * document (its key in the link's fragment, docs/encryption.md) is opened with the key, every panel
+ * given a client that decrypts (withDocumentKey); without the key the page says it is needed.
  */
-import { openDocument, randomClientId, type FolioClient, type LiveDocument, type ServiceInfo } from "../src/client/index.js";
+import {
+  isEncryptedDocument,
+  NotEncryptedError,
+  openDocument,
+  randomClientId,
+  withDocumentKey,
+  WrongKeyError,
+  type FolioClient,
+  type LiveDocument,
+  type ServiceInfo,
+} from "../src/client/index.js";
+import { changeKeyButton, watchKey } from "./change-key.js";
+import { showKeyProblem } from "./key-needed.js";
 import { append, h, messageOf, replace } from "./dom.js";
 import { bindEditor, type BoundEditor } from "./editor.js";
 import { historyPanel } from "./history-panel.js";
@@ -17,30 +31,52 @@ import { syncIndicator } from "./sync-indicator.js";
 import { ticketBadges } from "./ticket-badges.js";
 import { trackerPanel, type TrackerPanel } from "./tracker-panel.js";
 
-export async function renderDocument(root: HTMLElement, client: FolioClient, id: string): Promise<void> {
+export async function renderDocument(root: HTMLElement, client: FolioClient, id: string, linkKey?: string): Promise<void> {
   const sync = syncIndicator();
   replace(root, h("main", { class: "doc-loading" }, h("p", {}, "Opening the document…"), sync.element));
   const store = await openPendingStore(id, randomClientId);
   let info: ServiceInfo | undefined;
   let doc: LiveDocument;
+  let key = linkKey;
   try {
+    // Without a key the document is read first: an encrypted one must not be opened as plain text
+    // (its sealed unsent edits would be taken for text).
+    if (key === undefined && isEncryptedDocument(await client.getDocument(id))) return showKeyProblem(root, "missing");
+    const open = (withKey: string | undefined) => openDocument(client, id, { displayName: displayName() || undefined, pendingStore: store, clientId: store.clientId, ...(withKey !== undefined ? { key: withKey } : {}) });
     [doc, info] = await Promise.all([
-      openDocument(client, id, { displayName: displayName() || undefined, pendingStore: store, clientId: store.clientId }),
+      // A key in the link of a plain document is not needed: the document opens as it is.
+      open(key).catch((error: unknown) => {
+        if (!(error instanceof NotEncryptedError)) throw error;
+        key = undefined;
+        return open(undefined);
+      }),
       client.info().catch(() => undefined),
     ]);
   } catch (error) {
+    if (error instanceof WrongKeyError) return showKeyProblem(root, "wrong");
     // The kept edits stay in storage (this page still holds their clientId); a retry reloads the page.
     showOpenFailure(root, client, id, error, store.keeping === "kept", () => window.location.reload());
     return;
   }
-  renderOpened(root, client, doc, store, sync, info);
+  renderOpened(root, client, doc, store, sync, info, key);
 }
 
-function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument, store: PageStore, sync: ReturnType<typeof syncIndicator>, info: ServiceInfo | undefined): void {
-  rememberDocument(doc.id, doc.title);
+function renderOpened(
+  root: HTMLElement,
+  wire: FolioClient,
+  doc: LiveDocument,
+  store: PageStore,
+  sync: ReturnType<typeof syncIndicator>,
+  info: ServiceInfo | undefined,
+  key: string | undefined,
+): void {
+  // Every panel reads and writes whole texts through a client that encrypts and decrypts them.
+  const client = key !== undefined ? withDocumentKey(wire, key) : wire;
+  // An encrypted document's title stays out of this browser's storage (the recent list).
+  if (key === undefined) rememberDocument(doc.id, doc.title);
   document.title = `${doc.title} · Folio`;
 
-  const title = h("input", { id: "doc-title", class: "title-input", value: doc.title, maxlength: 255, "aria-label": "Document title", autocomplete: "off" });
+  const title = h("input", { id: "doc-title", class: "title-input", value: doc.title, maxlength: key !== undefined ? 130 : 255, "aria-label": "Document title", autocomplete: "off" });
   const rename = h("button", { type: "button", class: "secondary" }, "Rename");
   const name = h("input", { id: "display-name", value: displayName(), maxlength: 64, placeholder: "anonymous", autocomplete: "nickname" });
   const message = h("p", { class: "page-message", role: "status", "aria-live": "polite" });
@@ -49,7 +85,7 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const editorHost = h("div", { class: "editor-host" });
   const history = historyPanel(client, doc);
-  const share = sharePanel(client, doc.id);
+  const share = sharePanel(client, doc.id, key);
   const remove = h("button", { type: "button", class: "danger" }, "Delete");
   // Without a tracker there is neither panel nor badges (and nothing is asked of the tracker routes).
   let tracker: TrackerPanel | undefined;
@@ -70,11 +106,12 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
     "header",
     { class: "doc-header" },
     h("a", { href: "/", class: "brand", "aria-label": "Folio start page" }, "Folio"),
-    h("div", { class: "title-row" }, title, rename),
+    h("div", { class: "title-row" }, title, rename, key !== undefined ? h("span", { class: "encrypted-mark", title: "Encrypted in this browser: the service stores only ciphertext" }, "Encrypted") : undefined),
     sync.element,
     h("div", { class: "name-row" }, h("label", { for: "display-name" }, "Your name"), name),
   );
-  const toolbar = h("div", { class: "toolbar", role: "group", "aria-label": "Document actions" }, ...toggles, remove);
+  const changing = { now: false };
+  const toolbar = h("div", { class: "toolbar", role: "group", "aria-label": "Document actions" }, ...toggles, key !== undefined ? changeKeyButton(wire, doc, key, message, changing) : undefined, remove);
   const hint = "Enter starts a sibling node; Alt+→ / Alt+← indent and outdent; Ctrl+Z undoes your own edits; Tab leaves the editor; Escape closes a panel.";
   replace(
     root,
@@ -147,8 +184,10 @@ function renderOpened(root: HTMLElement, client: FolioClient, doc: LiveDocument,
   doc.on("title", (next) => {
     if (document.activeElement !== title) title.value = next;
     document.title = `${next} · Folio`;
-    rememberDocument(doc.id, next);
+    if (key === undefined) rememberDocument(doc.id, next);
   });
+  // Someone else changed the key: this page's key no longer opens the document.
+  if (key !== undefined) watchKey(doc, changing, () => (doc.close(), showKeyProblem(root, "wrong")));
   if (doc.deleted) showDeleted();
   else editor.view.focus();
 

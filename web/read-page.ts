@@ -4,7 +4,8 @@
  * (retrying), deleted, or whether the link stopped working (replaced or revoked). Nothing on it can
  * change the document, and it never learns the document's edit id (the read answers do not carry it).
  */
-import { FolioError, openReadOnly, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
+import { FolioError, isEncryptedDocument, openReadOnly, UNREADABLE_TITLE, withDocumentKey, WrongKeyError, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
+import { showKeyProblem } from "./key-needed.js";
 import { append, h, messageOf, replace } from "./dom.js";
 import { panelToggles } from "./panels.js";
 import { readHistoryPanel } from "./read-history-panel.js";
@@ -34,17 +35,23 @@ function readIndicator(): { element: HTMLElement; show(state: ReadState): void }
 }
 
 /** Opens the link (the one place the read-only page opens a document) and shows it, or why it cannot. */
-export async function renderReadOnly(root: HTMLElement, client: FolioClient, readId: string): Promise<void> {
+export async function renderReadOnly(root: HTMLElement, client: FolioClient, readId: string, key?: string): Promise<void> {
   const indicator = readIndicator();
   replace(root, h("main", { class: "doc-loading" }, h("p", {}, "Opening the read-only document…"), indicator.element));
   let doc: ReadOnlyLiveDocument;
   try {
-    doc = await openReadOnly(client, readId);
+    doc = await openReadOnly(client, readId, key !== undefined ? { key } : {});
   } catch (error) {
+    if (error instanceof WrongKeyError) return showKeyProblem(root, "wrong", true);
     await showReadFailure(root, client, readId, error);
     return;
   }
-  renderFollowed(root, client, doc, indicator);
+  // An encrypted document without the link's key: nothing of it is shown (docs/encryption.md).
+  if (key === undefined && isEncryptedDocument(doc)) {
+    doc.close();
+    return showKeyProblem(root, "missing", true);
+  }
+  renderFollowed(root, key !== undefined ? withDocumentKey(client, key) : client, doc, indicator);
 }
 
 function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReturnType<typeof readIndicator>): void {
@@ -99,6 +106,8 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   setTitle(doc.title);
   update();
   doc.on("title", setTitle);
+  // The document's key was changed: this link's key no longer opens it.
+  doc.on("title", (title) => title === UNREADABLE_TITLE && (doc.close(), showKeyProblem(root, "wrong", true)));
   doc.on("status", update);
   doc.on("deleted", update);
   doc.on("restored", update);

@@ -9,6 +9,15 @@ const READ_ONLY_PATH = new RegExp(`^/r/${UUID}/?$`);
 
 export type Route = { page: "home" } | { page: "document"; id: string } | { page: "read-only"; readId: string } | { page: "not-found" };
 
+/**
+ * The key of an encrypted document's link, from the fragment `#key=<key>` (docs/encryption.md);
+ * `undefined` when there is none. Only read here: never sent, logged or stored.
+ */
+export function keyOf(location: { hash: string }): string | undefined {
+  const key = new URLSearchParams(location.hash.replace(/^#/, "")).get("key");
+  return key === null || key === "" ? undefined : key;
+}
+
 /** The page a location's path asks for; ids lower-cased (the service's own spelling). */
 export function routeOf(location: { pathname: string }): Route {
   const path = location.pathname;

@@ -16,7 +16,8 @@ export interface SharePanel {
 
 type ReadLinkState = { kind: "loading" } | { kind: "none" } | { kind: "shared"; readId: string } | { kind: "failed"; error: unknown };
 
-export function sharePanel(client: FolioClient, documentId: string): SharePanel {
+/** `key`: an encrypted document's key, put in both links' fragments (docs/encryption.md). */
+export function sharePanel(client: FolioClient, documentId: string, key?: string): SharePanel {
   const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
   const readSection = h("div", { class: "share-read" });
   const element = h(
@@ -25,7 +26,10 @@ export function sharePanel(client: FolioClient, documentId: string): SharePanel 
     h("h2", { id: "share-heading", tabindex: -1 }, "Share"),
     h("h3", {}, "Edit link"),
     h("p", { class: "share-grant" }, "Anyone with this link can change, rename, delete and restore the document. Give it only to people who may edit."),
-    linkRow("edit", "Edit link", editLink(documentId), status),
+    key !== undefined
+      ? h("p", { class: "share-grant share-key" }, "This document is encrypted: both links end with its key (after #key=), which your browser never sends to the service. Whoever has a link can decrypt the document.")
+      : undefined,
+    linkRow("edit", "Edit link", editLink(documentId, key), status),
     h("h3", {}, "Read-only link"),
     h("p", { class: "share-grant" }, "Anyone with this link can read the document, its history and its authors' names, and follow it live, but cannot change anything."),
     readSection,
@@ -82,7 +86,7 @@ export function sharePanel(client: FolioClient, documentId: string): SharePanel 
         );
         replace(
           readSection,
-          linkRow("read", "Read-only link", readOnlyLink(state.readId), status),
+          linkRow("read", "Read-only link", readOnlyLink(state.readId, key), status),
           h("div", { class: "share-action" }, rotate, h("p", { class: "share-grant" }, "Makes a new link in place of this one: the current read-only link stops working at once, and pages open on it say so.")),
           h("div", { class: "share-action" }, stop, h("p", { class: "share-grant" }, "The read-only link stops working; the edit link keeps working.")),
         );
