@@ -1,0 +1,122 @@
+/**
+ * Encrypted documents in Chromium against the real service (docs/encryption.md): a new encrypted
+ * document from the start page, typed into, stored as ciphertext; a second page opens its link (the
+ * key in the fragment) and both edit; its read-only page with the key; the same pages without the
+ * key (or with another) say that the link's key is needed and show no ciphertext. No request any
+ * page sends carries the key.
+ */
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { createClient, withDocumentKey } from "../../src/client/index.js";
+import { browserFound, editorText, eventually } from "./e2e-support.js";
+import { cursorAt, requireBrowser, useEditorWorld } from "./e2e-world.js";
+
+requireBrowser("test/e2e/encrypted.test.ts");
+
+const status = (tab: Page) => tab.locator(".sync").getAttribute("data-status");
+/** Words the service must never hold: each long enough not to turn up by chance in base64url. */
+const SECRET_WORDS = ["Quarterly", "Budget review", "Hire designer", "Negotiate", "Vendors"];
+
+describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_000 }, () => {
+  const w = useEditorWorld();
+  const requests: string[] = [];
+
+  /** A page of its own browser context that records every request it sends (URL and body). */
+  async function tabAt(link: string, viewport = { width: 1100, height: 620 }): Promise<{ tab: Page; context: BrowserContext }> {
+    const context = await w.context({ viewport });
+    await context.addInitScript(`if (location.protocol === "http:") localStorage.setItem("folio.displayName", "Ada")`);
+    const tab = await context.newPage();
+    tab.on("request", (request) => requests.push(`${request.method()} ${request.url()} ${request.postData() ?? ""}`));
+    await tab.goto(link);
+    return { tab, context };
+  }
+
+  /** What the service serves for the document, as plain HTTP reads it: head and history, titles and texts. */
+  async function servedText(id: string): Promise<string> {
+    const answers = await Promise.all([`/api/v1/documents/${id}`, `/api/v1/documents/${id}/history`].map((path) => fetch(`${w.service.url}${path}`)));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    return (await Promise.all(answers.map((answer) => answer.text()))).join("\n");
+  }
+
+  it("creates one from the start page, stores ciphertext, opens it by its link in a second page and read-only, and asks for the key without it", async () => {
+    // The start page: a new encrypted document; the page goes to its link, the key in the fragment.
+    const ada = await tabAt(`${w.service.url}/`);
+    await ada.tab.locator("#new-title").fill("Quarterly plan");
+    await ada.tab.getByRole("button", { name: "New encrypted document" }).click();
+    await ada.tab.waitForURL(/\/d\/[0-9a-f-]{36}#key=[A-Za-z0-9_-]{43}$/);
+    const link = ada.tab.url();
+    const [, id, key] = /\/d\/([0-9a-f-]{36})#key=([A-Za-z0-9_-]{43})$/.exec(link)!;
+    await ada.tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    expect(await ada.tab.locator(".encrypted-mark").textContent()).toEqual("Encrypted");
+    expect(await ada.tab.locator("#doc-title").inputValue()).toEqual("Quarterly plan");
+
+    // Typed into; the service holds one ciphertext line per line and none of the words.
+    await ada.tab.locator(".cm-content").click();
+    await ada.tab.keyboard.type("Budget review");
+    await ada.tab.keyboard.press("Enter");
+    await ada.tab.keyboard.type("Hire designer");
+    await expect.poll(() => status(ada.tab), { timeout: 10_000 }).toEqual("synced");
+    const typed = await editorText(ada.tab);
+    expect(typed.split("\n")).toHaveLength(2);
+    const stored = (await (await fetch(`${w.service.url}/api/v1/documents/${id}`)).json()) as { title: string; content: string };
+    expect(stored.title).toMatch(/^e1\.[A-Za-z0-9_.-]{251}$/);
+    expect(stored.content.split("\n")).toHaveLength(2);
+    expect(SECRET_WORDS.filter((word) => stored.title.includes(word) || stored.content.includes(word))).toEqual([]);
+
+    // A second page opens the link: the plain text; both type, and both see both.
+    const bob = await tabAt(link);
+    await bob.tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    await expect.poll(() => editorText(bob.tab)).toEqual(typed);
+    await cursorAt(bob.tab, 0, "End");
+    await bob.tab.keyboard.type(" Vendors");
+    await cursorAt(ada.tab, 1, "End");
+    await ada.tab.keyboard.type(" Negotiate");
+    const plain = withDocumentKey(createClient({ baseUrl: w.service.url }), key!);
+    const converged = await eventually(
+      async () => ({ texts: await Promise.all([editorText(ada.tab), editorText(bob.tab)]), head: (await plain.getDocument(id!)).content, saved: await Promise.all([status(ada.tab), status(bob.tab)]) }),
+      (s) => s.texts.every((text) => text === s.head) && s.saved.every((saved) => saved === "synced"),
+      15_000,
+    );
+    expect(converged.texts).toEqual([converged.head, converged.head]);
+    expect(converged.head).toContain("Vendors");
+    expect(converged.head).toContain("Negotiate");
+    expect(SECRET_WORDS.filter((word) => word !== "Quarterly" && !converged.head.includes(word))).toEqual([]);
+    const served = await servedText(id!);
+    expect(SECRET_WORDS.filter((word) => served.includes(word))).toEqual([]);
+    await ada.tab.screenshot({ path: join(w.shots, "encrypted-editor.png") });
+
+    // The Share panel: both links carry the key; the read-only page with it shows the plain text.
+    await ada.tab.getByRole("button", { name: "Share", exact: true }).click();
+    expect(await ada.tab.locator(".share-link-edit").inputValue()).toEqual(link);
+    await ada.tab.getByRole("button", { name: "Make a read-only link" }).click();
+    await ada.tab.getByText("Made a read-only link.").waitFor();
+    const readLink = await ada.tab.locator(".share-link-read").inputValue();
+    expect(readLink).toMatch(new RegExp(`/r/[0-9a-f-]{36}#key=${key}$`));
+    const reader = await tabAt(readLink, { width: 1000, height: 480 });
+    await reader.tab.locator(".read-only-mark").waitFor();
+    expect(await reader.tab.locator(".read-title").textContent()).toEqual("Quarterly plan");
+    await expect.poll(() => editorText(reader.tab)).toEqual(converged.head);
+
+    // Without the key, or with another: the pages say what is needed and show no ciphertext.
+    const head = (await (await fetch(`${w.service.url}/api/v1/documents/${id}`)).json()) as { title: string; content: string };
+    const ciphers = [head.title.slice(26, 60), ...head.content.split("\n").map((line) => line.slice(0, 30))];
+    for (const [at, problem] of [
+      [`${w.service.url}/d/${id}`, "missing"],
+      [readLink.replace(/#key=.*$/, ""), "missing"],
+      [`${w.service.url}/d/${id}#key=${"A".repeat(43)}`, "wrong"],
+    ] as const) {
+      const other = await tabAt(at, { width: 900, height: 420 });
+      await other.tab.locator(`.key-needed[data-key-problem="${problem}"]`).waitFor();
+      const shown = await other.tab.evaluate<string>("document.body.innerText");
+      expect(shown).toContain(problem === "missing" ? "the link's key is needed" : "does not open this document");
+      expect(ciphers.filter((cipher) => shown.includes(cipher))).toEqual([]);
+      expect(await other.tab.locator(".cm-content").count()).toEqual(0);
+      if (at === `${w.service.url}/d/${id}`) await other.tab.screenshot({ path: join(w.shots, "encrypted-no-key.png") });
+    }
+
+    // The key never left a page: no request (URL or body) of any page carries it.
+    expect(requests.length).toBeGreaterThan(10);
+    expect(requests.filter((request) => request.includes(key!))).toEqual([]);
+  });
+});
