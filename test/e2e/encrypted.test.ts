@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { createClient, withDocumentKey } from "../../src/client/index.js";
+import { createClient, createEncryptedDocument, generateDocumentKey, withDocumentKey } from "../../src/client/index.js";
 import { browserFound, editorText, eventually } from "./e2e-support.js";
 import { cursorAt, requireBrowser, useEditorWorld } from "./e2e-world.js";
 
@@ -118,5 +118,43 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     // The key never left a page: no request (URL or body) of any page carries it.
     expect(requests.length).toBeGreaterThan(10);
     expect(requests.filter((request) => request.includes(key!))).toEqual([]);
+  });
+
+  it("renames, shows its history and rolls back in plain text, and changes its key: the old links stop opening it", async () => {
+    const client = createClient({ baseUrl: w.service.url });
+    const key = generateDocumentKey();
+    const { id } = await createEncryptedDocument(client, { title: "Vendors list", content: "Negotiate terms\nBudget review" }, key);
+    const { readId: oldReadId } = await client.read.createLink(id);
+    const ada = await tabAt(`${w.service.url}/d/${id}#key=${key}`);
+    await ada.tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    await ada.tab.locator("#doc-title").fill("Quarterly vendors");
+    await ada.tab.getByRole("button", { name: "Rename" }).click();
+    await ada.tab.getByText("Renamed.").waitFor();
+    await cursorAt(ada.tab, 1, "End");
+    await ada.tab.keyboard.type(" done");
+    await expect.poll(() => status(ada.tab), { timeout: 10_000 }).toEqual("synced");
+
+    // The history panel shows plain text; rolling back to the first version brings its text back.
+    await ada.tab.getByRole("button", { name: "History", exact: true }).click();
+    await ada.tab.getByRole("button", { name: "View version 1" }).click();
+    await expect.poll(() => ada.tab.locator(".history-preview .version-text").textContent()).toEqual("Negotiate terms\nBudget review");
+    await ada.tab.getByRole("button", { name: "Roll back to version 1" }).click();
+    await expect.poll(() => editorText(ada.tab), { timeout: 10_000 }).toEqual("Negotiate terms\nBudget review");
+    await expect.poll(() => ada.tab.locator("#doc-title").inputValue()).toEqual("Vendors list");
+    await expect.poll(() => status(ada.tab), { timeout: 10_000 }).toEqual("synced");
+    const served = await servedText(id);
+    expect(SECRET_WORDS.filter((word) => served.includes(word))).toEqual([]);
+
+    // Change key: a new key in the page's address, the same text; the old links open nothing.
+    await ada.tab.getByRole("button", { name: "Change key" }).click();
+    await ada.tab.waitForURL((url) => url.hash.startsWith("#key=") && url.hash !== `#key=${key}`);
+    await ada.tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    await expect.poll(() => editorText(ada.tab)).toEqual("Negotiate terms\nBudget review");
+    const newKey = new URL(ada.tab.url()).hash.slice("#key=".length);
+    expect((await withDocumentKey(client, newKey).getDocument(id)).title).toEqual("Vendors list");
+    const old = await tabAt(`${w.service.url}/d/${id}#key=${key}`, { width: 900, height: 420 });
+    await old.tab.locator('.key-needed[data-key-problem="wrong"]').waitFor();
+    expect((await fetch(`${w.service.url}/api/v1/read/${oldReadId}`)).status).toEqual(404);
+    expect(requests.filter((request) => request.includes(key) || request.includes(newKey))).toEqual([]);
   });
 });

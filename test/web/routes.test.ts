@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { routeOf } from "../../web/routes.js";
+import { keyOf, routeOf } from "../../web/routes.js";
 
 const ID = "0b6f5a52-3c1e-4d8a-9f11-2a7b4c9d0e13";
 
@@ -20,5 +20,12 @@ describe("routeOf: which page a path asks for", () => {
       { page: "not-found" },
       { page: "not-found" },
     ]);
+  });
+});
+
+describe("keyOf: an encrypted document's key from the link's fragment", () => {
+  it("reads #key=, and nothing from an empty or other fragment", () => {
+    const key = "Yk3-_q8Zr0aVxW2mN5tP7cL9dF1gH4jK6sB0eR8uI2o";
+    expect([`#key=${key}`, `#x=1&key=${key}`, "#key=", "#other", ""].map((hash) => keyOf({ hash }))).toEqual([key, key, undefined, undefined, undefined]);
   });
 });
