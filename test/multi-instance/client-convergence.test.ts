@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { generateDocumentKey } from "../../src/client/index.js";
 import { runConvergence, seeded } from "../support/convergence.js";
 import { describePostgres } from "../support/postgres.js";
 import { runWordConvergence } from "../support/word-convergence.js";
@@ -25,6 +26,18 @@ describePostgres("the client across two instances sharing PostgreSQL", () => {
       expect(report.words).toBe(4 * 12 + 6);
       expect(report.overlaps).toBeGreaterThanOrEqual(2);
       expect(Object.values(report.faults).reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(3);
+    });
+  });
+
+  it("converges three live encrypted documents typing at once across the two instances (docs/encryption.md)", { timeout: 40_000 }, async () => {
+    await seeded(async (seed) => {
+      const key = generateDocumentKey();
+      const report = await runWordConvergence({ seed, baseUrls: [cluster.a.origin, cluster.b.origin], store: cluster.a.store, editors: 3, wordsPerEditor: 8, key, charactersOnly: true });
+      if (process.env.FOLIO_REPORT) console.log(JSON.stringify({ seed, ...report }));
+      expect(report.words).toBe(3 * 8 + 6);
+      // The service holds ciphertext only: no line of the first text (a blank never turns up in base64url).
+      const stored = await (await fetch(`${cluster.b.origin}/api/v1/documents/${report.id}`)).text();
+      expect(["Plan release", "Announce soon", "Ship today"].filter((line) => stored.includes(line))).toEqual([]);
     });
   });
 
