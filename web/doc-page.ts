@@ -39,9 +39,9 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
   let doc: LiveDocument;
   let key = linkKey;
   try {
-    // Without a key the document is read first: an encrypted one must not be opened as plain text
-    // (its sealed unsent edits would be taken for text).
-    if (key === undefined && isEncryptedDocument(await client.getDocument(id))) return showKeyProblem(root, "missing");
+    // Without a key, unsent edits kept in this browser are taken over only once the document is known
+    // to be plain: an encrypted one's are sealed, and would be taken for text.
+    if (key === undefined && store.keeping === "kept" && isEncryptedDocument(await client.getDocument(id))) return showKeyProblem(root, "missing");
     const open = (withKey: string | undefined) => openDocument(client, id, { displayName: displayName() || undefined, pendingStore: store, clientId: store.clientId, ...(withKey !== undefined ? { key: withKey } : {}) });
     [doc, info] = await Promise.all([
       // A key in the link of a plain document is not needed: the document opens as it is.
@@ -57,6 +57,11 @@ export async function renderDocument(root: HTMLElement, client: FolioClient, id:
     // The kept edits stay in storage (this page still holds their clientId); a retry reloads the page.
     showOpenFailure(root, client, id, error, store.keeping === "kept", () => window.location.reload());
     return;
+  }
+  // An encrypted document opened without its key (nothing was kept to send): closed, nothing of it shown.
+  if (key === undefined && isEncryptedDocument(doc)) {
+    doc.close();
+    return showKeyProblem(root, "missing");
   }
   renderOpened(root, client, doc, store, sync, info, key);
 }
