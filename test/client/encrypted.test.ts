@@ -206,3 +206,28 @@ it("keeps unsent edits sealed in the pending store, and a reopened document send
     reopened.close();
   }
 });
+
+it("leaves out unsent edits sealed under an earlier key but keeps their clientId's next seq", async () => {
+  const oldKey = generateDocumentKey();
+  const { id } = await createEncryptedDocument(s.client, { title: "T", content: "start" }, oldKey);
+  let record: PersistedPending | undefined;
+  const pendingStore = { load: () => record, save: (_: string, pending: PersistedPending | undefined) => void (record = pending) };
+  const first = await openLive(s.baseUrl, id, { key: oldKey, pendingStore });
+  first.net.hook = (request) => (request.method === "PATCH" ? { kind: "fail-before" } : undefined);
+  first.doc.setText("start\nlost with the old key");
+  await until("the patch in the store", () => record?.request !== undefined);
+  first.doc.close();
+  const sealed = record!;
+  const newKey = generateDocumentKey();
+  await changeDocumentKey(s.client, id, oldKey, newKey);
+  const { doc, net } = await openLive(s.baseUrl, id, { key: newKey, pendingStore, clientId: sealed.clientId });
+  try {
+    expect(doc.text).toBe("start");
+    doc.setText("start\nnew");
+    await doc.whenSynced(5_000);
+    expect(net.calls("PATCH", "/content").map((request) => (request.body as { clientId: string; seq: number }).seq)).toEqual([sealed.nextSeq]);
+    expect((await withDocumentKey(s.client, newKey).getDocument(id)).content).toBe("start\nnew");
+  } finally {
+    doc.close();
+  }
+});
