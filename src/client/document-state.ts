@@ -1,7 +1,7 @@
 import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation } from "../core/normalized-op.js";
-import { textEdits } from "../core/text-edits.js";
+import { textEdits, type Slide } from "../core/text-edits.js";
 import { abortError } from "./backoff.js";
 import { adoptPersisted, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
@@ -205,18 +205,19 @@ export abstract class DocumentState implements LiveDocument {
 
   // ---- small state changes ---------------------------------------------------------------------
 
-  protected replaceLocal(lines: string[]): void {
+  /** `slide`: where the change's character edits place text that could slide (core/text-edits.ts). */
+  protected replaceLocal(lines: string[], slide: Slide = "early"): void {
     const previousText = this.localText;
     const text = joinLines(lines);
     const previous = this.local;
     this.local = lines;
     this.localText = text;
-    if (text !== previousText) this.changed("remote", previous, previousText);
+    if (text !== previousText) this.changed("remote", previous, previousText, slide);
   }
 
-  private changed(origin: TextChange["origin"], previous: string[], previousText: string): void {
+  private changed(origin: TextChange["origin"], previous: string[], previousText: string, slide: Slide = "early"): void {
     const ops = diffLines(previous, this.local);
-    this.emitter.emit("change", { origin, previousText, text: this.localText, ops: ops.map(toLineOperation), edits: textEdits(previous, ops) });
+    this.emitter.emit("change", { origin, previousText, text: this.localText, ops: ops.map(toLineOperation), edits: textEdits(previous, ops, slide) });
   }
 
   protected setTitle(title: string): void {

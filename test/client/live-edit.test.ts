@@ -4,6 +4,7 @@ import { latch } from "../support/client-fetch.js";
 import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
 import { checksum } from "../support/http-expect.js";
 import { waitUntil } from "../support/wait-until.js";
+import { mapCursor } from "../support/word-convergence.js";
 
 // The patch rules of a live document, each against the real service on loopback; faults are
 // injected between the client and the service by the recording fetch.
@@ -244,6 +245,49 @@ describe("a live document on a 409", () => {
       expect(await settle()).toBe("a\nb theirs mine\nc");
       expect(statuses.includes("conflict")).toBe(false);
     });
+  });
+});
+
+describe("two people typing the same thing at one point at once", () => {
+  it("keeps both blanks the service kept once, each person's cursor after their own, so that their words stay apart", async () => {
+    const id = await document("a\nAnnounce");
+    const gate = latch();
+    const { doc, net } = await live(id);
+    const other = (await live(id)).doc;
+    // The cursor of each, mapped through remote changes as the editor maps it (someone typing there).
+    const cursors = new Map([[doc, 10], [other, 10]]);
+    const changes = new Map<typeof doc, TextChange[]>([[doc, []], [other, []]]);
+    for (const d of [doc, other]) d.on("change", (change) => (changes.get(d)!.push(change), cursors.set(d, mapCursor(cursors.get(d)!, change.edits, -1))));
+    const type = (d: typeof doc, keys: string) => {
+      const at = cursors.get(d)!;
+      d.setText(d.text.slice(0, at) + keys + d.text.slice(at));
+      cursors.set(d, at + keys.length);
+    };
+    // The first patch, and the feed after a first answer (a rename, version 2), are held.
+    net.hook = (request) => {
+      if (request.method === "PATCH") return net.calls("PATCH", "/content").length === 1 ? { kind: "hold", until: gate.promise } : undefined;
+      return request.path.includes("/changes") ? { kind: "hold", until: gate.promise } : undefined;
+    };
+    await s.client.renameDocument(id, { title: "Renamed", expectedVersion: 1 });
+    expect(await waitUntil(() => doc.version === 2 && other.version === 2, { maxMs: 5_000 })).toBe(true);
+
+    type(doc, " ");
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
+    type(other, " ");
+    await other.whenSynced(5_000);
+    gate.open();
+    // The service answered 200 to the held patch and kept its line once ("a change already made");
+    // the page puts its blank back and sends it.
+    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce  ");
+    expect(net.calls("PATCH", "/content").map((call) => (call.body as { ops: unknown }).ops)).toEqual([[replace(1, "Announce ")], [replace(1, "Announce  ")]]);
+    // Its own blank goes before its cursor; the other sees the blank that came later after its own.
+    expect(changes.get(doc)!.at(-1)?.edits).toEqual([{ from: 10, to: 10, insert: " " }]);
+    expect(changes.get(other)!.at(-1)?.edits).toEqual([{ from: 11, to: 11, insert: " " }]);
+    expect([cursors.get(doc), cursors.get(other)]).toEqual([12, 11]);
+
+    type(other, "Tu");
+    type(doc, "Mo");
+    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce Tu Mo");
   });
 });
 
