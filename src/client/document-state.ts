@@ -55,6 +55,8 @@ export abstract class DocumentState implements LiveDocument {
   protected feedBase: Snapshot;
   protected reloadWanted = false;
   protected parked = false;
+  /** performance.now() of the last setText. */
+  protected lastLocalEdit = -Infinity;
   protected unprocessable = 0;
   protected patchFailing = false;
   protected feedFailing = false;
@@ -140,6 +142,7 @@ export abstract class DocumentState implements LiveDocument {
     this.local = lines;
     this.localText = text;
     this.parked = false;
+    this.lastLocalEdit = performance.now();
     this.changed("local", previous, previousText);
     void this.persist();
     this.updateStatus();
@@ -180,11 +183,33 @@ export abstract class DocumentState implements LiveDocument {
     this.wakeUp?.();
   }
 
-  /** The worker waits here, settled, until wake() is called. */
-  protected async idle(): Promise<void> {
+  /** The worker waits here, settled, until wake() is called (or `ms` have passed). */
+  protected async idle(ms?: number): Promise<void> {
     this.settle();
-    await new Promise<void>((resolve) => (this.wakeUp = resolve));
+    await new Promise<void>((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
     this.wakeUp = undefined;
+  }
+
+  /**
+   * How long the next patch waits for the next key: while every line the local edits change ends
+   * with a blank (someone typing between two words), up to `blankHoldMs` after the last local edit.
+   * A lone blank at the end of a line is the one change two people typing at one point make the
+   * same way at once, which the service keeps once (a change already made); sent with the word
+   * after it, it is a word of its own. 0: send now.
+   */
+  protected holdMs(): number {
+    const hold = this.options.blankHoldMs ?? 700;
+    if (hold <= 0 || this.milestones.length > 0) return 0;
+    const left = this.lastLocalEdit + hold - performance.now();
+    if (left <= 0) return 0;
+    const ops = diffLines(this.confirmed.lines, this.local);
+    return ops.length > 0 && ops.every((op) => /[ \t]$/.test(op.lines.at(-1) ?? "")) ? left : 0;
   }
 
   /** Queues a feed answer for the worker; the feed loop polls again once it is applied. */

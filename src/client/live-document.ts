@@ -79,7 +79,9 @@ export class LiveDocumentImpl extends DocumentState {
           this.resend = undefined;
           await this.startPatch(resend);
         } else if (this.wantsToSend()) {
-          await this.startPatch(this.prepare());
+          const hold = this.holdMs();
+          if (hold > 0) await this.idle(hold);
+          else await this.startPatch(this.prepare());
         } else {
           await this.idle();
         }
@@ -239,8 +241,10 @@ export class LiveDocumentImpl extends DocumentState {
     if (patch) {
       // In flight: the patch's edits are carried onto the new text, then the edits made since it over
       // that move, so that its answer finds them relative to exactly what they were made on.
+      // Both from the confirmed text, in one merge each: what both typed the same way at one point
+      // is then the service's first in both, so the later edits still follow the patch's own text.
       const expected = mergeLines(this.confirmed.lines, target.lines, patch.expected);
-      const local = mergeLines(patch.expected, expected, this.local);
+      const local = mergeLines(this.confirmed.lines, target.lines, this.local);
       [patch.expected, this.confirmed] = [expected, target];
       this.replaceLocal(local);
       await this.persist();

@@ -21,11 +21,6 @@ export interface MergeLevel {
    * "teh" to "the").
    */
   readonly sameChange: "finer" | "once";
-  /**
-   * Two inserts at one point go the service's first, unless this says the local one goes first
-   * (words and characters: the one that goes on with the text before the point, see merge-text.ts).
-   */
-  readonly localFirst?: (theirs: readonly string[], mine: readonly string[]) => boolean;
 }
 
 /**
@@ -46,7 +41,7 @@ export function mergeItems(base: readonly string[], theirs: readonly string[], m
   const mineOps = diffLines(base, mine);
   const settled = settleDeletions(theirsOps, mineOps, level.deletionsYield);
   // Items both sides delete are deleted by the service's side only, so that no two deletions overlap.
-  const [foreign, local] = localFirst(...madeTwice(base, settled, withoutDeleted(settleDeletions(mineOps, theirsOps, level.deletionsYield), settled), level), level);
+  const [foreign, local] = madeTwice(base, settled, withoutDeleted(settleDeletions(mineOps, theirsOps, level.deletionsYield), settled), level);
   const rebased = rebaseOps(foreign, local);
   if (rebased.ok) return mustApply(mustApply(base, foreign), rebased.ops);
 
@@ -133,24 +128,6 @@ function madeTwice(base: readonly string[], foreign: NormalizedOp[], local: Norm
     return { ...op, lines: level.resolve(base.slice(op.index, opEnd(op)), lines, [...lines]) };
   });
   return [settled, local.filter((op) => !made.has(key(op)))];
-}
-
-/**
- * Two inserts at one point that `level.localFirst` wants the local one first: one local insert of
- * both, the local items then the service's, so that the rebase (service's first) does not part them.
- */
-function localFirst(foreign: NormalizedOp[], local: NormalizedOp[], level: MergeLevel): [NormalizedOp[], NormalizedOp[]] {
-  const first = level.localFirst;
-  if (!first) return [foreign, local];
-  const taken = new Set<NormalizedOp>();
-  const joined = local.map((op) => {
-    if (op.count > 0) return op;
-    const twin = foreign.find((other) => other.count === 0 && other.index === op.index);
-    if (!twin || !first(twin.lines, op.lines)) return op;
-    taken.add(twin);
-    return { ...op, lines: [...op.lines, ...twin.lines] };
-  });
-  return [foreign.filter((op) => !taken.has(op)), joined];
 }
 
 /** `ops` without the items that `done`'s deletions take out already. */

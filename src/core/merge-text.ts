@@ -40,27 +40,15 @@ const words = (text: string): string[] => text.match(WORD) ?? [];
 /** Characters are code points, so that a surrogate pair is never cut in two. */
 const characters = (text: string): string[] => Array.from(text);
 
-/**
- * Two inserts at one point of a line: the one that goes on with the text before the point (it starts
- * with no blank) goes first, the one that starts a word of its own (a blank first) after it; else the
- * service's first. Two people who typed a blank at one point at once each go on after their own:
- * the service's text ` ` + ` ` against the local ` M` gives ` M `, not `  M`, where the other's
- * next letter would land next to `M`.
- */
-const blankFirst = (items: readonly string[]) => /^\s/u.test(items[0] ?? "");
-const goesOn = (theirs: readonly string[], mine: readonly string[]) => blankFirst(theirs) && !blankFirst(mine);
-
 const CHARACTERS: MergeLevel = {
   deletionsYield: false,
   sameChange: "once",
-  localFirst: goesOn,
   resolve: (_base, theirs, mine) => [...theirs, ...mine],
 };
 
 const WORDS: MergeLevel = {
   deletionsYield: false,
   sameChange: "once",
-  localFirst: goesOn,
   resolve: (base, theirs, mine) => mergeItems(characters(base.join("")), characters(theirs.join("")), characters(mine.join("")), CHARACTERS),
 };
 

@@ -249,7 +249,7 @@ describe("a live document on a 409", () => {
 });
 
 describe("two people typing the same thing at one point at once", () => {
-  it("keeps both blanks the service kept once, each person's cursor after their own, so that their words stay apart", async () => {
+  it("keeps both words the service kept once, each person's cursor after their own, so that they go on apart", async () => {
     const id = await document("a\nAnnounce");
     const gate = latch();
     const { doc, net } = await live(id);
@@ -271,23 +271,40 @@ describe("two people typing the same thing at one point at once", () => {
     await s.client.renameDocument(id, { title: "Renamed", expectedVersion: 1 });
     expect(await waitUntil(() => doc.version === 2 && other.version === 2, { maxMs: 5_000 })).toBe(true);
 
-    type(doc, " ");
+    type(doc, " M");
     expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
-    type(other, " ");
+    type(other, " M");
     await other.whenSynced(5_000);
     gate.open();
     // The service answered 200 to the held patch and kept its line once ("a change already made");
-    // the page puts its blank back and sends it.
-    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce  ");
-    expect(net.calls("PATCH", "/content").map((call) => (call.body as { ops: unknown }).ops)).toEqual([[replace(1, "Announce ")], [replace(1, "Announce  ")]]);
-    // Its own blank goes before its cursor; the other sees the blank that came later after its own.
-    expect(changes.get(doc)!.at(-1)?.edits).toEqual([{ from: 10, to: 10, insert: " " }]);
-    expect(changes.get(other)!.at(-1)?.edits).toEqual([{ from: 11, to: 11, insert: " " }]);
-    expect([cursors.get(doc), cursors.get(other)]).toEqual([12, 11]);
+    // the document puts its " M" back and sends it.
+    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce M M");
+    expect(net.calls("PATCH", "/content").map((call) => (call.body as { ops: unknown }).ops)).toEqual([[replace(1, "Announce M")], [replace(1, "Announce M M")]]);
+    // Its own word goes before its cursor; the other sees the word that came later after its own.
+    expect(changes.get(doc)!.at(-1)?.edits).toEqual([{ from: 10, to: 10, insert: " M" }]);
+    expect(changes.get(other)!.at(-1)?.edits).toEqual([{ from: 12, to: 12, insert: " M" }]);
+    expect([cursors.get(doc), cursors.get(other)]).toEqual([14, 12]);
 
-    type(other, "Tu");
-    type(doc, "Mo");
-    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce Tu Mo");
+    type(other, "ary");
+    type(doc, "ike");
+    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce Mary Mike");
+  });
+
+  it("sends a blank typed at the end of a line with the next key, or once no key followed for blankHoldMs", async () => {
+    const id = await document("a");
+    const { doc, net } = await live(id, { blankHoldMs: 300 });
+    doc.setText("a ");
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length > 0, { maxMs: 100 })).toBe(false);
+    expect(doc.status).toBe("syncing");
+    doc.setText("a b");
+    await doc.whenSynced(5_000);
+    doc.setText("a b ");
+    await doc.whenSynced(5_000);
+    const sent = net.calls("PATCH", "/content").map((call) => (call.body as { ops: unknown }).ops);
+    expect(sent).toEqual([[replace(0, "a b")], [replace(0, "a b ")]]);
+    // The second waited its hold out, and no longer.
+    const [first, second] = net.calls("PATCH", "/content");
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(300);
   });
 });
 

@@ -23,18 +23,6 @@ describe("mergeText", () => {
     );
   });
 
-  it("puts first, of two inserts at one point, the one that goes on with the text before it, the other's blank after it", () => {
-    // Both typed a blank at the end of the line at once (kept twice); Ann's "M" goes on after her own.
-    expect(mergeText("Announce ", "Announce  ", "Announce M")).toBe("Announce M ");
-    // Bob, after both blanks, types "T": Ann's " M" came in between them.
-    expect(mergeText("Announce  ", "Announce M ", "Announce  T")).toBe("Announce M T");
-    // A comma goes on with the word before it, a word with its blank does not.
-    expect(mergeText("Announce Monday", "Announce Monday Tuesday", "Announce Monday,")).toBe("Announce Monday, Tuesday");
-    // Both start with a blank, or neither: the service's first, as before.
-    expect(mergeText("Announce on", "Announce on Tu", "Announce on Mo")).toBe("Announce on Tu Mo");
-    expect(mergeText("em", "emX", "emY")).toBe("emXY");
-  });
-
   it("merges two changes of one word by its characters, and puts what is still contested the service's first", () => {
     expect(mergeText("em", "email", "emx")).toBe("emailx");
     expect(mergeText("colour", "color", "colours")).toBe("colors");
