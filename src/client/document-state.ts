@@ -1,7 +1,7 @@
 import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation } from "../core/normalized-op.js";
-import { textEdits } from "../core/text-edits.js";
+import { textEdits, type Slide } from "../core/text-edits.js";
 import { abortError } from "./backoff.js";
 import { adoptPersisted, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
@@ -56,6 +56,8 @@ export abstract class DocumentState implements LiveDocument {
   protected feedBase: Snapshot;
   protected reloadWanted = false;
   protected parked = false;
+  /** performance.now() of the last setText. */
+  protected lastLocalEdit = -Infinity;
   protected unprocessable = 0;
   protected patchFailing = false;
   protected feedFailing = false;
@@ -143,6 +145,7 @@ export abstract class DocumentState implements LiveDocument {
     this.local = lines;
     this.localText = text;
     this.parked = false;
+    this.lastLocalEdit = performance.now();
     this.changed("local", previous, previousText);
     void this.persist();
     this.updateStatus();
@@ -183,11 +186,33 @@ export abstract class DocumentState implements LiveDocument {
     this.wakeUp?.();
   }
 
-  /** The worker waits here, settled, until wake() is called. */
-  protected async idle(): Promise<void> {
+  /** The worker waits here, settled, until wake() is called (or `ms` have passed). */
+  protected async idle(ms?: number): Promise<void> {
     this.settle();
-    await new Promise<void>((resolve) => (this.wakeUp = resolve));
+    await new Promise<void>((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
     this.wakeUp = undefined;
+  }
+
+  /**
+   * How long the next patch waits for the next key: while every line the local edits change ends
+   * with a blank (someone typing between two words), up to `blankHoldMs` after the last local edit.
+   * A lone blank at the end of a line is the one change two people typing at one point make the
+   * same way at once, which the service keeps once (a change already made); sent with the word
+   * after it, it is a word of its own. 0: send now.
+   */
+  protected holdMs(): number {
+    const hold = this.options.blankHoldMs ?? 700;
+    if (hold <= 0 || this.milestones.length > 0) return 0;
+    const left = this.lastLocalEdit + hold - performance.now();
+    if (left <= 0) return 0;
+    const ops = diffLines(this.confirmed.lines, this.local);
+    return ops.length > 0 && ops.every((op) => /[ \t]$/.test(op.lines.at(-1) ?? "")) ? left : 0;
   }
 
   /** Queues a feed answer for the worker; the feed loop polls again once it is applied. */
@@ -208,18 +233,19 @@ export abstract class DocumentState implements LiveDocument {
 
   // ---- small state changes ---------------------------------------------------------------------
 
-  protected replaceLocal(lines: string[]): void {
+  /** `slide`: where the change's character edits place text that could slide (core/text-edits.ts). */
+  protected replaceLocal(lines: string[], slide: Slide = "early"): void {
     const previousText = this.localText;
     const text = joinLines(lines);
     const previous = this.local;
     this.local = lines;
     this.localText = text;
-    if (text !== previousText) this.changed("remote", previous, previousText);
+    if (text !== previousText) this.changed("remote", previous, previousText, slide);
   }
 
-  private changed(origin: TextChange["origin"], previous: string[], previousText: string): void {
+  private changed(origin: TextChange["origin"], previous: string[], previousText: string, slide: Slide = "early"): void {
     const ops = diffLines(previous, this.local);
-    this.emitter.emit("change", { origin, previousText, text: this.localText, ops: ops.map(toLineOperation), edits: textEdits(previous, ops) });
+    this.emitter.emit("change", { origin, previousText, text: this.localText, ops: ops.map(toLineOperation), edits: textEdits(previous, ops, slide) });
   }
 
   protected setTitle(title: string): void {

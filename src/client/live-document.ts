@@ -3,7 +3,7 @@ import { checksumOf } from "../core/checksum.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { mergeLines } from "../core/merge-text.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import { rebuildAfterPatch } from "../core/rebuild-rule.js";
+import { droppedAsAlreadyMade, rebuildAfterPatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
 import { Backoff, sleep } from "./backoff.js";
 import { carryOver, mergeMineWins, newPatch, type Inflight } from "./carry-over.js";
@@ -81,7 +81,9 @@ export class LiveDocumentImpl extends DocumentState {
           this.resend = undefined;
           await this.startPatch(resend);
         } else if (this.wantsToSend()) {
-          await this.startPatch(this.prepare());
+          const hold = this.holdMs();
+          if (hold > 0) await this.idle(hold);
+          else await this.startPatch(this.prepare());
         } else {
           await this.idle();
         }
@@ -170,6 +172,20 @@ export class LiveDocumentImpl extends DocumentState {
     // waiting is still answered with this change, which is then stale and dropped).
     if (result.version <= patch.base.version + 1 && this.eventsSeen >= patch.base.version) this.eventsSeen = Math.max(this.eventsSeen, result.version);
     if (result.version === this.feedBase.version + 1 && patch.base.version === this.feedBase.version) this.feedBase = answered;
+    if (since.ok && target === answered && this.options.conflicts !== "ask" && droppedAsAlreadyMade(patch.base.lines, patch.ops, since.ops)) {
+      // The service kept once a change another person had made the same way since the base (both
+      // typed a blank at the end of one line at once). The merge keeps both, as on a 409: the text
+      // the merge gives becomes what the local edits stand on, and what the service lacks of it is
+      // sent next as a local edit.
+      const theirs = applyOps(patch.base.lines, since.ops);
+      const mine = applyOps(patch.base.lines, patch.ops);
+      if (theirs.ok && mine.ok) {
+        const merged = mergeLines(patch.base.lines, theirs.lines, mine.lines);
+        this.confirmed = target;
+        this.replaceLocal(mergeLines(patch.expected, merged, this.local));
+        return;
+      }
+    }
     await this.moveBase(patch.expected, target);
   }
 
@@ -228,8 +244,10 @@ export class LiveDocumentImpl extends DocumentState {
     if (patch) {
       // In flight: the patch's edits are carried onto the new text, then the edits made since it over
       // that move, so that its answer finds them relative to exactly what they were made on.
+      // Both from the confirmed text, in one merge each: what both typed the same way at one point
+      // is then the service's first in both, so the later edits still follow the patch's own text.
       const expected = mergeLines(this.confirmed.lines, target.lines, patch.expected);
-      const local = mergeLines(patch.expected, expected, this.local);
+      const local = mergeLines(this.confirmed.lines, target.lines, this.local);
       [patch.expected, this.confirmed] = [expected, target];
       this.replaceLocal(local);
       await this.persist();
@@ -272,8 +290,11 @@ export class LiveDocumentImpl extends DocumentState {
       await this.conflict(from, target, remoteOps);
       return;
     }
+    // Without local edits the text becomes the service's; what reached it later goes after what
+    // this author typed at the same point (the edits slide late).
+    const unchanged = this.local.length === from.length && this.local.every((line, k) => line === from[k]);
     this.confirmed = target;
-    this.replaceLocal(carried);
+    this.replaceLocal(carried, unchanged ? "late" : "early");
   }
 
   /**

@@ -66,6 +66,12 @@ export interface OpenOptions {
   retry?: RetryOptions;
   /** A patch, reload or rename without an answer after this long counts as failed and is resent (default 30 s). */
   requestTimeoutMs?: number;
+  /**
+   * How long a patch whose every changed line ends with a blank waits for the next key (default
+   * 700 ms, 0 to send at once): the blank goes out with the word typed after it
+   * (docs/editing-protocol.md, "The client").
+   */
+  blankHoldMs?: number;
 }
 
 export interface TextChange {

@@ -44,6 +44,19 @@ export function rebaseOps(foreign: readonly NormalizedOp[], submitted: readonly 
   return { ok: true, ops: canonicalOps(shiftOver(theirs, ours)) };
 }
 
+/**
+ * True when {@link rebaseOps} drops a hunk of `submitted` as a change already made (the same base
+ * range, the same lines as a hunk of `foreign`). A client that merges tells by this that the service
+ * kept once what two people typed at once (docs/editing-protocol.md, "The client").
+ */
+export function changeAlreadyMade(foreign: readonly NormalizedOp[], submitted: readonly NormalizedOp[]): boolean {
+  const ours = submitted.filter((op) => !isNoOp(op));
+  return dropChangesAlreadyMade(
+    foreign.filter((op) => !isNoOp(op)),
+    ours,
+  ).length < ours.length;
+}
+
 /** A maximal run of ops of one list whose ranges touch, with the base range it covers and its lines. */
 interface Hunk {
   readonly start: number;

@@ -1,7 +1,7 @@
 import { applyOps } from "./apply-ops.js";
 import { minimizeOps } from "./minimize-ops.js";
 import type { NormalizedOp } from "./normalized-op.js";
-import { rebaseOps } from "./rebase-ops.js";
+import { changeAlreadyMade, rebaseOps } from "./rebase-ops.js";
 
 /**
  * The outcome of {@link rebasePatch}: the submitted ops shifted onto the current text together with
@@ -32,17 +32,40 @@ export type PatchRebase =
  * rebuilds an old text only on this rare path.
  */
 export function rebasePatch(foreign: readonly NormalizedOp[], submitted: readonly NormalizedOp[], base?: readonly string[]): PatchRebase {
+  const step = climb(foreign, submitted, base);
+  if (step.ok) return { ok: true, ops: step.ops, opsSinceBase: step.foreign };
+  return step.needsBase ? { ok: false, needsBase: true } : { ok: false, needsBase: false, opsSinceBase: step.foreign };
+}
+
+/** The ladder of {@link rebasePatch}, telling which foreign and submitted ops the successful step rebased. */
+function climb(
+  foreign: readonly NormalizedOp[],
+  submitted: readonly NormalizedOp[],
+  base?: readonly string[],
+): { ok: true; ops: NormalizedOp[]; foreign: NormalizedOp[]; submitted: readonly NormalizedOp[] } | { ok: false; needsBase: boolean; foreign: NormalizedOp[] } {
   const direct = rebaseOps(foreign, submitted);
-  if (direct.ok) return { ok: true, ops: direct.ops, opsSinceBase: [...foreign] };
-  if (base === undefined) return { ok: false, needsBase: true };
+  if (direct.ok) return { ok: true, ops: direct.ops, foreign: [...foreign], submitted };
+  if (base === undefined) return { ok: false, needsBase: true, foreign: [...foreign] };
   const minimal = minimizeOps(base, foreign);
   for (const ours of [submitted, () => minimizeOps(base, submitted), () => emptyingAsRecorded(base, submitted)]) {
     const ops = typeof ours === "function" ? ours() : ours;
     if (ops === undefined) continue;
     const rebased = rebaseOps(minimal, ops);
-    if (rebased.ok) return { ok: true, ops: rebased.ops, opsSinceBase: minimal };
+    if (rebased.ok) return { ok: true, ops: rebased.ops, foreign: minimal, submitted: ops };
   }
-  return { ok: false, needsBase: false, opsSinceBase: minimal };
+  return { ok: false, needsBase: false, foreign: minimal };
+}
+
+/**
+ * True when the service, answering 200 to a patch of `submitted` against `base` with
+ * `opsSinceBase`, dropped a hunk of it as a change already made (the same lines put in the same
+ * place by a version since the base): two people who typed the same thing at one point at once,
+ * a blank at the end of one line most often, find it once in the service's text.
+ */
+export function droppedAsAlreadyMade(base: readonly string[], submitted: readonly NormalizedOp[], opsSinceBase: readonly NormalizedOp[]): boolean {
+  if (opsSinceBase.length === 0) return false;
+  const step = climb(opsSinceBase, submitted, base);
+  return step.ok && changeAlreadyMade(step.foreign, step.submitted);
 }
 
 /** `[replace every line with ""]` when `ops` take every base line out, else undefined. */

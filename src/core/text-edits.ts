@@ -20,7 +20,7 @@ const MAX_EDIT_LENGTH = 200;
  * lines is diffed by characters (code points), so that a change at one place of a line leaves a
  * cursor elsewhere in that line where it was. Deterministic; bounded cost per changed stretch.
  */
-export function textEdits(before: readonly string[], ops: readonly NormalizedOp[]): TextEdit[] {
+export function textEdits(before: readonly string[], ops: readonly NormalizedOp[], slide: Slide = "early"): TextEdit[] {
   const starts: number[] = [];
   let offset = 0;
   for (const line of before) {
@@ -35,7 +35,7 @@ export function textEdits(before: readonly string[], ops: readonly NormalizedOp[
     const end = op.index + op.count;
     const added = op.lines.join("\n");
     if (op.count > 0 && op.lines.length > 0) {
-      edits.push(...diffed(at(op.index), before.slice(op.index, end).join("\n"), added));
+      edits.push(...diffed(at(op.index), before.slice(op.index, end).join("\n"), added, slide));
     } else if (op.count > 0) {
       // A deletion takes the line break after its lines, or the one before them at the end of the text.
       if (end < lineCount) edits.push({ from: at(op.index), to: starts[end]!, insert: "" });
@@ -49,18 +49,41 @@ export function textEdits(before: readonly string[], ops: readonly NormalizedOp[
 }
 
 /**
- * The edits that turn `old`, found at `from`, into `next`: common ends cut off, the middle diffed
- * by characters. The common end is cut first, so that text put in where it could slide (" C" put
- * in after "today" where the local text had typed " ") is placed as early as it can be: the merge
- * puts the service's text first where both put text in at one point, and a cursor after the local
- * text then stays after it.
+ * Where text put in where it could slide (next to the same characters) is placed. "early" (the
+ * default): as early as it can be, for a merge with local edits: the merge puts the service's text
+ * first where both put text in at one point (" C" put in after "today" where the local text had
+ * typed " "), and a cursor after the local text then stays after it. "late": as late as it can be,
+ * for the service's text alone over a text with no local edits: what reached the service later
+ * went after what was there at the same point (a blank someone else typed after this author's own
+ * blank at the end of a line goes after this author's cursor).
  */
-function diffed(from: number, old: string, next: string): TextEdit[] {
+export type Slide = "early" | "late";
+
+/**
+ * The edits that turn `old`, found at `from`, into `next`: common ends cut off (the end first for
+ * "early", the start first for "late"), the middle diffed by characters.
+ */
+function diffed(from: number, old: string, next: string, slide: Slide): TextEdit[] {
   const shorter = Math.min(old.length, next.length);
-  let suffix = 0;
-  while (suffix < shorter && old.charCodeAt(old.length - 1 - suffix) === next.charCodeAt(next.length - 1 - suffix)) suffix++;
-  let prefix = 0;
-  while (prefix < shorter - suffix && old.charCodeAt(prefix) === next.charCodeAt(prefix)) prefix++;
+  const commonEnd = (limit: number) => {
+    let n = 0;
+    while (n < limit && old.charCodeAt(old.length - 1 - n) === next.charCodeAt(next.length - 1 - n)) n++;
+    return n;
+  };
+  const commonStart = (limit: number) => {
+    let n = 0;
+    while (n < limit && old.charCodeAt(n) === next.charCodeAt(n)) n++;
+    return n;
+  };
+  let suffix: number;
+  let prefix: number;
+  if (slide === "early") {
+    suffix = commonEnd(shorter);
+    prefix = commonStart(shorter - suffix);
+  } else {
+    prefix = commonStart(shorter);
+    suffix = commonEnd(shorter - prefix);
+  }
   // Never cut a surrogate pair in two.
   if (prefix > 0 && isHighSurrogate(old.charCodeAt(prefix - 1))) prefix--;
   if (suffix > 0 && isLowSurrogate(old.charCodeAt(old.length - suffix))) suffix--;

@@ -4,6 +4,7 @@ import { latch } from "../support/client-fetch.js";
 import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
 import { checksum } from "../support/http-expect.js";
 import { waitUntil } from "../support/wait-until.js";
+import { mapCursor } from "../support/word-convergence.js";
 
 // The patch rules of a live document, each against the real service on loopback; faults are
 // injected between the client and the service by the recording fetch.
@@ -244,6 +245,66 @@ describe("a live document on a 409", () => {
       expect(await settle()).toBe("a\nb theirs mine\nc");
       expect(statuses.includes("conflict")).toBe(false);
     });
+  });
+});
+
+describe("two people typing the same thing at one point at once", () => {
+  it("keeps both words the service kept once, each person's cursor after their own, so that they go on apart", async () => {
+    const id = await document("a\nAnnounce");
+    const gate = latch();
+    const { doc, net } = await live(id);
+    const other = (await live(id)).doc;
+    // The cursor of each, mapped through remote changes as the editor maps it (someone typing there).
+    const cursors = new Map([[doc, 10], [other, 10]]);
+    const changes = new Map<typeof doc, TextChange[]>([[doc, []], [other, []]]);
+    for (const d of [doc, other]) d.on("change", (change) => (changes.get(d)!.push(change), cursors.set(d, mapCursor(cursors.get(d)!, change.edits, -1))));
+    const type = (d: typeof doc, keys: string) => {
+      const at = cursors.get(d)!;
+      d.setText(d.text.slice(0, at) + keys + d.text.slice(at));
+      cursors.set(d, at + keys.length);
+    };
+    // The first patch, and the feed after a first answer (a rename, version 2), are held.
+    net.hook = (request) => {
+      if (request.method === "PATCH") return net.calls("PATCH", "/content").length === 1 ? { kind: "hold", until: gate.promise } : undefined;
+      return request.path.includes("/changes") ? { kind: "hold", until: gate.promise } : undefined;
+    };
+    await s.client.renameDocument(id, { title: "Renamed", expectedVersion: 1 });
+    expect(await waitUntil(() => doc.version === 2 && other.version === 2, { maxMs: 5_000 })).toBe(true);
+
+    type(doc, " M");
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
+    type(other, " M");
+    await other.whenSynced(5_000);
+    gate.open();
+    // The service answered 200 to the held patch and kept its line once ("a change already made");
+    // the document puts its " M" back and sends it.
+    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce M M");
+    expect(net.calls("PATCH", "/content").map((call) => (call.body as { ops: unknown }).ops)).toEqual([[replace(1, "Announce M")], [replace(1, "Announce M M")]]);
+    // Its own word goes before its cursor; the other sees the word that came later after its own.
+    expect(changes.get(doc)!.at(-1)?.edits).toEqual([{ from: 10, to: 10, insert: " M" }]);
+    expect(changes.get(other)!.at(-1)?.edits).toEqual([{ from: 12, to: 12, insert: " M" }]);
+    expect([cursors.get(doc), cursors.get(other)]).toEqual([14, 12]);
+
+    type(other, "ary");
+    type(doc, "ike");
+    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce Mary Mike");
+  });
+
+  it("sends a blank typed at the end of a line with the next key, or once no key followed for blankHoldMs", async () => {
+    const id = await document("a");
+    const { doc, net } = await live(id, { blankHoldMs: 300 });
+    doc.setText("a ");
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length > 0, { maxMs: 100 })).toBe(false);
+    expect(doc.status).toBe("syncing");
+    doc.setText("a b");
+    await doc.whenSynced(5_000);
+    doc.setText("a b ");
+    await doc.whenSynced(5_000);
+    const sent = net.calls("PATCH", "/content").map((call) => (call.body as { ops: unknown }).ops);
+    expect(sent).toEqual([[replace(0, "a b")], [replace(0, "a b ")]]);
+    // The second waited its hold out, and no longer.
+    const [first, second] = net.calls("PATCH", "/content");
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(300);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { applyOps } from "../../src/core/apply-ops.js";
 import type { NormalizedOp } from "../../src/core/normalized-op.js";
 import { rebaseOps } from "../../src/core/rebase-ops.js";
-import { applyRebased, rebasePatch, rebuildAfterPatch } from "../../src/core/rebuild-rule.js";
+import { applyRebased, droppedAsAlreadyMade, rebasePatch, rebuildAfterPatch } from "../../src/core/rebuild-rule.js";
 
 const op = (index: number, count: number, ...lines: string[]): NormalizedOp => ({ index, count, lines });
 
@@ -74,5 +74,24 @@ describe("rebuildAfterPatch: the client's half", () => {
 
   it("reports a patch the service could not have accepted", () => {
     expect(rebuildAfterPatch(["a", "b"], [op(1, 1, "x")], [op(1, 1, "y")])).toMatchObject({ ok: false });
+  });
+});
+
+describe("droppedAsAlreadyMade: what the service kept once", () => {
+  it("is true when a hunk of the patch is one that a version since its base made the same way", () => {
+    // Both typed a blank at the end of line 1 at once: the second patch's line is dropped.
+    expect(droppedAsAlreadyMade(["a", "b"], [op(1, 1, "b ")], [op(1, 1, "b ")])).toBe(true);
+    // Only one of two hunks made already: still true (the other is applied).
+    expect(droppedAsAlreadyMade(["a", "b", "c"], [op(0, 1, "A"), op(2, 1, "C")], [op(2, 1, "C")])).toBe(true);
+  });
+
+  it("is false when nothing happened since the base, when the changes differ, and when they overlap (a 409)", () => {
+    expect(droppedAsAlreadyMade(["a", "b"], [op(1, 1, "b ")], [])).toBe(false);
+    expect(droppedAsAlreadyMade(["a", "b"], [op(1, 1, "b ")], [op(0, 1, "a ")])).toBe(false);
+    expect(droppedAsAlreadyMade(["a", "b"], [op(1, 1, "b x")], [op(1, 1, "b y")])).toBe(false);
+  });
+
+  it("follows the ladder: a coarse patch that rewrites a line unchanged, minimized, matches the foreign change", () => {
+    expect(droppedAsAlreadyMade(["a", "b", "c"], [op(0, 2, "a", "B")], [op(1, 1, "B")])).toBe(true);
   });
 });

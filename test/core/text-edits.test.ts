@@ -27,6 +27,14 @@ describe("textEdits", () => {
     expect(editsOf("b", "a\nb")).toEqual([{ from: 0, to: 0, insert: "a\n" }]);
   });
 
+  it("places text that could slide as early as it can, or as late with \"late\"", () => {
+    // A blank put in next to a blank: before it (a merge, the service's text first) or after it.
+    const ops = diffLines(["Announce "], ["Announce  "]);
+    expect(textEdits(["Announce "], ops)).toEqual([{ from: 8, to: 8, insert: " " }]);
+    expect(textEdits(["Announce "], ops, "late")).toEqual([{ from: 9, to: 9, insert: " " }]);
+    expect(textEdits(["ab", "x"], diffLines(["ab", "x"], ["abb", "x"]), "late")).toEqual([{ from: 2, to: 2, insert: "b" }]);
+  });
+
   it("never cuts a surrogate pair", () => {
     expect(editsOf("x😀y", "x😁y")).toEqual([{ from: 1, to: 3, insert: "😁" }]);
   });
@@ -37,6 +45,7 @@ describe("textEdits", () => {
       fc.property(textArb, textArb, (before, after) => {
         const edits = editsOf(before, after);
         expect(apply(before, edits)).toBe(joinLines(splitLines(after)));
+        expect(apply(before, textEdits(splitLines(before), diffLines(splitLines(before), splitLines(after)), "late"))).toBe(joinLines(splitLines(after)));
         edits.forEach((edit, k) => {
           expect(edit.from).toBeLessThanOrEqual(edit.to);
           if (k > 0) expect(edits[k - 1]!.to).toBeLessThanOrEqual(edit.from);

@@ -9,9 +9,29 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { browserFound, createDocument, editorText, eventually, expectConverged, sideBySide, startService } from "./e2e-support.js";
-import { TRACKER_WEB, cursorAt, requireBrowser, useEditorWorld } from "./e2e-world.js";
+import { TRACKER_WEB, cursorAt, requireBrowser, served, useEditorWorld } from "./e2e-world.js";
 
 requireBrowser("test/e2e/editor.test.ts");
+
+/** The words of some typed texts, sorted. */
+const wordsOf = (...typed: string[]) => typed.flatMap((text) => text.split(" ")).filter((word) => word !== "").sort();
+
+/** The words a line holds after `start`, which it must begin with, sorted. */
+function wordsAdded(line: string, start: string): string[] {
+  expect(line.startsWith(start)).toEqual(true);
+  return wordsOf(line.slice(start.length));
+}
+
+/** Records in the page every text its status line shows, and whether its editor ever turned read-only. */
+const STATUS_LOG = `
+  window.__statuses = [];
+  window.__readOnly = false;
+  new MutationObserver(() => {
+    const status = document.querySelector(".sync")?.textContent ?? "";
+    if (window.__statuses.at(-1) !== status) window.__statuses.push(status);
+    if (document.querySelector(".cm-content")?.getAttribute("contenteditable") !== "true") window.__readOnly = true;
+  }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+`;
 
 describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 }, () => {
   const w = useEditorWorld({ tracker: true });
@@ -89,25 +109,62 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await ada.tab.getByRole("button", { name: "Roll back to version 1" }).click();
     expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
 
-    // The same line at once: both pages' words are merged into it, nobody is asked (a "Keep mine"
-    // would only show if a page asked). Then every page and the service hold one text.
+    // After the rollback, the same line at once: both pages' words are merged into it, nobody is
+    // asked (keystroke by keystroke: the next test).
     await cursorAt(ada.tab, 2, "End");
     await cursorAt(grace.tab, 2, "End");
     await Promise.all([ada.tab.keyboard.type(" on staging", { delay: 25 }), grace.tab.keyboard.type(" + rollback", { delay: 25 })]);
-    await eventually(
-      async () => {
-        for (const tab of [ada.tab, grace.tab]) {
-          const keep = tab.getByRole("button", { name: "Keep mine" });
-          if (await keep.isVisible()) await keep.click();
-        }
-        return Promise.all([ada.tab, grace.tab].map((tab) => tab.locator(".sync").getAttribute("data-status")));
-      },
-      (statuses) => statuses.every((status) => status === "synced"),
-    );
     const second = (await expectConverged(w.service.url, id, [ada.tab, grace.tab])).split("\n");
     expect([second.length, second[0], second[1], second[3]]).toEqual([4, "Release 2.0", "  [x] Write notes", "  [ ] Announce"]);
-    expect(second[2]).toMatch(/^ {2}\[ \] Test upgrade/);
-    console.log(`the same line typed at once ended as ${JSON.stringify(second[2])}`);
+    expect(wordsAdded(second[2]!, "  [ ] Test upgrade")).toEqual(wordsOf(" on staging", " + rollback"));
+    expect(await grace.tab.getByRole("button", { name: "Keep mine" }).count()).toEqual(0);
+  });
+
+  it("keeps both people's words when they type at once at the end of one line, asks nobody, and leaves each cursor after its own words", async () => {
+    const id = await createDocument(w.service.url, "Launch", "Launch\n  [ ] Write notes\n  [ ] Announce");
+    const ann = await author(id, "Ann", { width: 700, height: 500 });
+    const bob = await author(id, "Bob", { width: 700, height: 500 });
+    // Every status each page shows from here on, and whether its editor ever stops taking keys.
+    for (const tab of [ann.tab, bob.tab]) await tab.evaluate(STATUS_LOG);
+    const annTyped = " Monday via blog";
+    const bobTyped = " Tuesday via email";
+    await cursorAt(ann.tab, 2, "End");
+    await cursorAt(bob.tab, 2, "End");
+    // Keystroke by keystroke, both at once, nobody waiting for "Saved".
+    for (let k = 0; k < Math.max(annTyped.length, bobTyped.length); k++) {
+      await Promise.all([ann.tab.keyboard.type(annTyped[k] ?? ""), bob.tab.keyboard.type(bobTyped[k] ?? "")]);
+    }
+    const text = await expectConverged(w.service.url, id, [ann.tab, bob.tab]);
+    const [top, notes, line, ...more] = text.split("\n");
+    console.log(`typed at once into one line: ${JSON.stringify(line)}`);
+    expect([top, notes, more]).toEqual(["Launch", "  [ ] Write notes", []]);
+    // Every character both typed, once (the line is as long as the three together), in whole words.
+    expect(line!.length).toEqual("  [ ] Announce".length + annTyped.length + bobTyped.length);
+    expect(wordsAdded(line!, "  [ ] Announce")).toEqual(wordsOf(annTyped, bobTyped));
+
+    // No page asked or stopped: never "Conflict", never read-only, no "Keep mine" anywhere.
+    for (const tab of [ann.tab, bob.tab]) {
+      expect(await tab.evaluate<string[]>("window.__statuses.filter((status) => status === 'Conflict')")).toEqual([]);
+      expect(await tab.evaluate<boolean>("window.__readOnly")).toEqual(false);
+      expect(await tab.locator(".cm-content").getAttribute("contenteditable")).toEqual("true");
+      expect([await tab.locator(".conflict").count(), await tab.getByRole("button", { name: "Keep mine" }).count()]).toEqual([0, 0]);
+      expect(await tab.locator(".sync").textContent()).toEqual("Saved");
+    }
+    // Each cursor stayed right after its own last word: the next key lands there.
+    await Promise.all([ann.tab.keyboard.type("!"), bob.tab.keyboard.type("?")]);
+    const after = (await expectConverged(w.service.url, id, [ann.tab, bob.tab])).split("\n")[2]!;
+    expect([after.includes("blog!"), after.includes("email?"), after.length]).toEqual([true, true, line!.length + 2]);
+
+    const { history } = await served(w.service.url, id);
+    expect(history.at(-1)?.content).toEqual(text.replace(line!, after));
+    await sideBySide(
+      w.browser,
+      [
+        { caption: "Ann's page: she typed “ Monday via blog”, then “!”", png: await ann.tab.screenshot() },
+        { caption: "Bob's page: he typed “ Tuesday via email” at once, then “?”", png: await bob.tab.screenshot() },
+      ],
+      join(w.shots, "merged-line.png"),
+    );
   });
 
   it("merges two authors' edits of one line, both kept and the service's first, without asking", async () => {

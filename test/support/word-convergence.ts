@@ -10,8 +10,8 @@ import { prng } from "./prng.js";
  * the faulty fetch of convergence.ts (delays, failures before sending, lost answers, requests sent
  * twice). Every editor keeps a cursor that it maps through the character edits of every remote
  * change, as an editor does, and types at it. Words are unique and end in "z" ("A7z", "C11z"), so
- * no word is part of another; a word may end up glued to another one (two blanks typed at one point
- * at once count once at the service, which keeps a change made twice once), which `glued` reports.
+ * no word is part of another; a word may still end up glued to another one where the merge cannot
+ * tell whose blank is whose, which `glued` reports.
  * At quiescence every live document holds the service's text, the
  * history has no gap, no patch was applied twice, the text still has its three lines, and every
  * word typed and every word of the first text is in it exactly once.
