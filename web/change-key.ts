@@ -4,8 +4,9 @@
  * link (if it has one) replaced by a new one, and the page reopened on its new link. Whoever holds
  * only the old links can no longer open it.
  */
+import h from "crelt";
 import { changeDocumentKey, FolioError, generateDocumentKey, UNREADABLE_TITLE, type FolioClient, type LiveDocument } from "../src/client/index.js";
-import { h, messageOf } from "./dom.js";
+import { messageOf } from "./error-message.js";
 
 export function changeKeyButton(wire: FolioClient, doc: LiveDocument, key: string, message: HTMLElement, changing: { now: boolean }): HTMLButtonElement {
   const button = h("button", { type: "button", class: "secondary change-key", title: "Encrypt the document under a new key and replace the read-only link: the old links stop opening it" }, "Change key");

@@ -5,6 +5,7 @@
  * document (its key in the link's fragment, docs/encryption.md) is opened with the key, every panel
  * given a client that decrypts (withDocumentKey); without the key the page says it is needed.
  */
+import h from "crelt";
 import {
   isEncryptedDocument,
   NotEncryptedError,
@@ -18,7 +19,8 @@ import {
 } from "../src/client/index.js";
 import { changeKeyButton, watchKey } from "./change-key.js";
 import { showKeyProblem } from "./key-needed.js";
-import { append, h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
 import { bindEditor, type BoundEditor } from "./editor.js";
 import { historyPanel } from "./history-panel.js";
 import { showOpenFailure } from "./open-failure.js";
@@ -81,9 +83,9 @@ function renderOpened(
   if (key === undefined) rememberDocument(doc.id, doc.title);
   document.title = `${doc.title} · Folio`;
 
-  const title = h("input", { id: "doc-title", class: "title-input", value: doc.title, maxlength: key !== undefined ? 130 : 255, "aria-label": "Document title", autocomplete: "off" });
+  const title = h("input", { id: "doc-title", class: "title-input", value: doc.title, maxlength: key !== undefined ? "130" : "255", "aria-label": "Document title", autocomplete: "off" });
   const rename = h("button", { type: "button", class: "secondary" }, "Rename");
-  const name = h("input", { id: "display-name", value: displayName(), maxlength: 64, placeholder: "anonymous", autocomplete: "nickname" });
+  const name = h("input", { id: "display-name", value: displayName(), maxlength: "64", placeholder: "anonymous", autocomplete: "nickname" });
   const message = h("p", { class: "page-message", role: "status", "aria-live": "polite" });
   // The line is cut to one line on screen; the whole text stays in its title (and is read out).
   new MutationObserver(() => (message.title = message.textContent ?? "")).observe(message, { childList: true, characterData: true, subtree: true });
@@ -124,10 +126,11 @@ function renderOpened(
     banner,
     layout,
   );
-  append(layout, [
+  h(
+    layout,
     h("main", { class: "doc-main" }, toolbar, message, editorHost, h("p", { class: "hint muted" }, hint)),
     h("aside", { class: "side", "aria-label": "Panels" }, share.element, history.element, tracker?.element),
-  ]);
+  );
 
   // The tracker panel follows the cursor's line, but only once the line has settled (not per keystroke).
   let lastShown = "";

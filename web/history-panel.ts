@@ -3,9 +3,11 @@
  * document live while the panel is open; each version's changes against the version before it;
  * roll back (or restore) to a version, with an Undo right after; "Save version" (a milestone patch).
  */
+import h from "crelt";
 import type { Document, FolioClient, HistoryEntry, LiveDocument } from "../src/client/index.js";
 import { diffView } from "./diff-view.js";
-import { h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
 import { entryItem } from "./history-entries.js";
 import { entryLabel } from "./history-labels.js";
 import { versionDiff } from "./version-diff.js";
@@ -28,7 +30,7 @@ export function historyPanel(client: FolioClient, doc: LiveDocument): HistoryPan
   const element = h(
     "section",
     { class: "panel history", "aria-labelledby": "history-heading" },
-    h("h2", { id: "history-heading", tabindex: -1 }, "History"),
+    h("h2", { id: "history-heading", tabindex: "-1" }, "History"),
     h("div", { class: "row" }, save),
     status,
     list,
@@ -98,7 +100,7 @@ export function historyPanel(client: FolioClient, doc: LiveDocument): HistoryPan
     });
     replace(
       preview,
-      h("h3", { tabindex: -1, id: "preview-heading" }, `Version ${entry.version}: ${entryLabel(entry, newest, savedHere)}`),
+      h("h3", { tabindex: "-1", id: "preview-heading" }, `Version ${entry.version}: ${entryLabel(entry, newest, savedHere)}`),
       h("p", { class: "diff-caption muted" }, before ? `Changes since version ${before.version}` : "The first text"),
       diffView(versionDiff(before?.content ?? "", entry.content)),
       h(

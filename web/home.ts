@@ -1,12 +1,14 @@
 /** The start page: a new document (plain or encrypted), and the documents this browser opened recently. */
+import h from "crelt";
 import { createEncryptedDocument, generateDocumentKey, type FolioClient } from "../src/client/index.js";
-import { h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
 import { forgetDocument, recentDocuments } from "./prefs.js";
 
 export function renderHome(root: HTMLElement, client: FolioClient): void {
   document.title = "Folio";
   const error = h("p", { class: "form-error", role: "alert" });
-  const title = h("input", { id: "new-title", name: "title", required: true, maxlength: 255, value: "Untitled outline", autocomplete: "off" });
+  const title = h("input", { id: "new-title", name: "title", required: true, maxlength: "255", value: "Untitled outline", autocomplete: "off" });
   const create = h("button", { type: "submit", class: "primary" }, "Create document");
   const encrypted = h("button", { type: "button", class: "secondary new-encrypted" }, "New encrypted document");
   const form = h(

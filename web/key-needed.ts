@@ -3,7 +3,8 @@
  * key, or a key that does not open it, or the key was changed while the page was open. Never any of
  * the document's ciphertext: only what to do.
  */
-import { h, replace } from "./dom.js";
+import h from "crelt";
+import { replace } from "./replace-children.js";
 
 export type KeyProblem = "missing" | "wrong";
 

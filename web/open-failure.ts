@@ -3,8 +3,10 @@
  * link may restore it), or another failure (offline, the service down), which is tried again when
  * the browser is back online or on "Try again". Unsent edits kept in this browser stay kept meanwhile.
  */
+import h from "crelt";
 import { FolioError, type FolioClient } from "../src/client/index.js";
-import { h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
 
 export function showOpenFailure(root: HTMLElement, client: FolioClient, id: string, error: unknown, keptEdits: boolean, retry: () => void): void {
   const missing = error instanceof FolioError && error.status === 404;

@@ -4,9 +4,11 @@
  * each version's changes against the one before. Nothing to roll back, restore or save: the link
  * grants reading only.
  */
+import h from "crelt";
 import type { FolioClient, HistoryEntry, ReadOnlyLiveDocument } from "../src/client/index.js";
 import { diffView } from "./diff-view.js";
-import { h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
 import { entryItem } from "./history-entries.js";
 import { entryLabel } from "./history-labels.js";
 import { versionDiff } from "./version-diff.js";
@@ -19,7 +21,7 @@ export function readHistoryPanel(client: FolioClient, doc: ReadOnlyLiveDocument)
   const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
   const list = h("ol", { class: "history-list", reversed: true, "aria-label": "Versions, newest first" });
   const preview = h("div", { class: "history-preview" });
-  const element = h("section", { class: "panel history", "aria-labelledby": "history-heading" }, h("h2", { id: "history-heading", tabindex: -1 }, "History"), status, list, preview);
+  const element = h("section", { class: "panel history", "aria-labelledby": "history-heading" }, h("h2", { id: "history-heading", tabindex: "-1" }, "History"), status, list, preview);
   let entries: HistoryEntry[] = [];
   let previewed: number | undefined;
   let open = false;
@@ -30,7 +32,7 @@ export function readHistoryPanel(client: FolioClient, doc: ReadOnlyLiveDocument)
     const before = entries[index - 1];
     replace(
       preview,
-      h("h3", { tabindex: -1, id: "preview-heading" }, `Version ${entry.version}: ${entryLabel(entry, index === entries.length - 1, NONE)}`),
+      h("h3", { tabindex: "-1", id: "preview-heading" }, `Version ${entry.version}: ${entryLabel(entry, index === entries.length - 1, NONE)}`),
       h("p", { class: "diff-caption muted" }, before ? `Changes since version ${before.version}` : "The first text"),
       diffView(versionDiff(before?.content ?? "", entry.content)),
       h(

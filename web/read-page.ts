@@ -4,9 +4,11 @@
  * (retrying), deleted, or whether the link stopped working (replaced or revoked). Nothing on it can
  * change the document, and it never learns the document's edit id (the read answers do not carry it).
  */
+import h from "crelt";
 import { FolioError, isEncryptedDocument, openReadOnly, UNREADABLE_TITLE, withDocumentKey, WrongKeyError, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
 import { showKeyProblem } from "./key-needed.js";
-import { append, h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
 import { panelToggles } from "./panels.js";
 import { readHistoryPanel } from "./read-history-panel.js";
 import { readOnlyView } from "./read-only-view.js";
@@ -74,10 +76,11 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
     banner,
     layout,
   );
-  append(layout, [
+  h(
+    layout,
     h("main", { class: "doc-main" }, h("div", { class: "toolbar", role: "group", "aria-label": "Document" }, ...toggles), note, editorHost),
     h("aside", { class: "side", "aria-label": "Panels" }, history.element),
-  ]);
+  );
   const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`);
 
   const setTitle = (title: string) => {

@@ -4,8 +4,10 @@
  * old stops working) or removed. Opened from the toolbar like the other panels (panels.ts: Escape
  * closes it). Copy uses the Clipboard API, else selects the link for the reader to copy.
  */
+import h from "crelt";
 import { FolioError, type FolioClient } from "../src/client/index.js";
-import { h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
 import { editLink, readOnlyLink } from "./links.js";
 
 export interface SharePanel {
@@ -23,7 +25,7 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
   const element = h(
     "section",
     { class: "panel share", "aria-labelledby": "share-heading" },
-    h("h2", { id: "share-heading", tabindex: -1 }, "Share"),
+    h("h2", { id: "share-heading", tabindex: "-1" }, "Share"),
     h("h3", {}, "Edit link"),
     h("p", { class: "share-grant" }, "Anyone with this link can change, rename, delete and restore the document. Give it only to people who may edit."),
     key !== undefined
@@ -112,7 +114,7 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
 
 /** A link in a read-only text field (select it to copy by hand) and its Copy button. */
 function linkRow(kind: "edit" | "read", label: string, link: string, status: HTMLElement): HTMLElement {
-  const field = h("input", { class: `share-link share-link-${kind}`, readonly: true, value: link, "aria-label": label, spellcheck: "false" });
+  const field = h("input", { class: `share-link share-link-${kind}`, readonly: "", value: link, "aria-label": label, spellcheck: "false" });
   field.addEventListener("focus", () => field.select());
   const copy = h("button", { type: "button", class: `secondary copy-${kind}`, "aria-label": `Copy the ${label.toLowerCase()}` }, "Copy");
   copy.addEventListener("click", () => {

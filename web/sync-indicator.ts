@@ -3,8 +3,8 @@
  * the layout. Its words are true at every moment: "Saved" only when nothing is unsent, and "kept on
  * this device" only while the unsent edits really are in this browser's storage (pending-store.ts).
  */
+import h from "crelt";
 import type { SyncStatus } from "../src/client/index.js";
-import { h } from "./dom.js";
 import type { Keeping } from "./pending-store.js";
 
 const OFFLINE: Record<Keeping, string> = {

@@ -5,8 +5,10 @@
  * columns. Every ticket the panel loads or moves goes to the inline badges (web/ticket-badges.ts),
  * which also set the status box of the lines linking it after the ticket's statusClosed.
  */
+import h from "crelt";
 import { FolioError, type FolioClient, type LiveDocument, type TrackerSession, type TrackerStatus, type TrackerTicketDetail } from "../src/client/index.js";
-import { h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
 import type { BoundEditor } from "./editor.js";
 import { nodeSubject, parseLine, storyAbove, ticketUrl, trackerSlug, withLink, type TicketKind } from "./outline.js";
 import { setTrackerSession, trackerSession } from "./prefs.js";
@@ -35,7 +37,7 @@ export function trackerPanel(context: Context): TrackerPanel {
   const { client, doc } = context;
   const body = h("div", { class: "tracker-body" });
   const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
-  const element = h("section", { class: "panel tracker", "aria-labelledby": "tracker-heading" }, h("h2", { id: "tracker-heading", tabindex: -1 }, "Tracker"), body, status);
+  const element = h("section", { class: "panel tracker", "aria-labelledby": "tracker-heading" }, h("h2", { id: "tracker-heading", tabindex: "-1" }, "Tracker"), body, status);
   const projects = new Map<string, number>();
   const statuses = new Map<string, TrackerStatus[]>();
   let session = trackerSession();
@@ -52,8 +54,8 @@ export function trackerPanel(context: Context): TrackerPanel {
   };
 
   const loginForm = () => {
-    const user = h("input", { id: "tracker-user", name: "username", autocomplete: "username", required: true, maxlength: 255 });
-    const password = h("input", { id: "tracker-password", name: "password", type: "password", autocomplete: "current-password", required: true, maxlength: 255 });
+    const user = h("input", { id: "tracker-user", name: "username", autocomplete: "username", required: true, maxlength: "255" });
+    const password = h("input", { id: "tracker-password", name: "password", type: "password", autocomplete: "current-password", required: true, maxlength: "255" });
     const submit = h("button", { type: "submit" }, "Log in to the tracker");
     const form = h(
       "form",
@@ -131,9 +133,9 @@ export function trackerPanel(context: Context): TrackerPanel {
     const select = h(
       "select",
       // A list box rather than a drop-down: every column stays in view; arrow keys choose one.
-      { id: "ticket-status", "aria-describedby": "ticket-summary", size: Math.min(Math.max(options.length, 2), 6) },
+      { id: "ticket-status", "aria-describedby": "ticket-summary", size: String(Math.min(Math.max(options.length, 2), 6)) },
       ...options.map((option) => {
-        const item = h("option", { value: option.id }, option.name);
+        const item = h("option", { value: String(option.id) }, option.name);
         if (option.name === detail.status) item.selected = true;
         return item;
       }),
