@@ -9,7 +9,9 @@ import { FolioError, isEncryptedDocument, openReadOnly, UNREADABLE_TITLE, withDo
 import { showKeyProblem } from "./key-needed.js";
 import { messageOf } from "./error-message.js";
 import { replace } from "./replace-children.js";
-import { panelToggles } from "./panels.js";
+import { docLayout } from "./doc-layout.js";
+import { pageHeader } from "./page-header.js";
+import { closeWithPage } from "./page-lifetime.js";
 import { readHistoryPanel } from "./read-history-panel.js";
 import { readOnlyView } from "./read-only-view.js";
 
@@ -61,26 +63,14 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const editorHost = h("div", { class: "editor-host read-only" });
   const history = readHistoryPanel(client, doc);
-  const layout = h("div", { class: "doc-layout" });
-  const toggles = panelToggles([{ label: "History", element: history.element, shown: history.shown, hidden: history.hidden }], (open) => layout.classList.toggle("no-panels", open === 0));
   const note = h("p", { class: "read-note" }, "You are reading this document through a read-only link: it follows every change live, and you can select and copy its text, but not change it.");
-  replace(
-    root,
-    h(
-      "header",
-      { class: "doc-header read-header" },
-      h("a", { href: "/", class: "brand", "aria-label": "Folio start page" }, "Folio"),
-      h("div", { class: "title-row" }, heading, h("span", { class: "read-only-mark" }, "Read-only")),
-      indicator.element,
-    ),
-    banner,
-    layout,
-  );
-  h(
-    layout,
-    h("main", { class: "doc-main" }, h("div", { class: "toolbar", role: "group", "aria-label": "Document" }, ...toggles), note, editorHost),
-    h("aside", { class: "side", "aria-label": "Panels" }, history.element),
-  );
+  const layout = docLayout({
+    panels: [{ label: "History", element: history.element, shown: history.shown, hidden: history.hidden }],
+    toolbar: { label: "Document", actions: [] },
+    main: [note, editorHost],
+    side: [history.element],
+  });
+  replace(root, pageHeader("doc-header read-header", h("div", { class: "title-row" }, heading, h("span", { class: "read-only-mark" }, "Read-only")), indicator.element), banner, layout);
   const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`);
 
   const setTitle = (title: string) => {
@@ -119,11 +109,7 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   window.addEventListener("online", update);
   editor.view.contentDOM.focus();
 
-  window.addEventListener("pagehide", () => doc.close());
-  // A page restored from the back/forward cache had its follower closed: open it afresh.
-  window.addEventListener("pageshow", (event) => {
-    if (event.persisted) window.location.reload();
-  });
+  closeWithPage(() => doc.close());
 }
 
 /**

@@ -6,20 +6,19 @@
  * which also set the status box of the lines linking it after the ticket's statusClosed.
  */
 import h from "crelt";
+import type { Extension } from "@codemirror/state";
 import { FolioError, type FolioClient, type LiveDocument, type TrackerSession, type TrackerStatus, type TrackerTicketDetail } from "../src/client/index.js";
 import { messageOf } from "./error-message.js";
 import { replace } from "./replace-children.js";
 import type { BoundEditor } from "./editor.js";
 import { nodeSubject, parseLine, storyAbove, ticketUrl, trackerSlug, withLink, type TicketKind } from "./outline.js";
 import { setTrackerSession, trackerSession } from "./prefs.js";
-import type { TicketBadges } from "./ticket-badges.js";
+import { ticketBadges } from "./ticket-badges.js";
 
 interface Context {
   client: FolioClient;
   doc: LiveDocument;
-  editor: () => BoundEditor | undefined;
   trackerWeb: string | undefined;
-  badges: TicketBadges;
 }
 
 /** Taiga's optimistic-lock rejection, passed on by the service as a 400 whose detail starts so. */
@@ -28,13 +27,19 @@ const isTokenRejection = (error: unknown) => error instanceof FolioError && erro
 
 export interface TrackerPanel {
   element: HTMLElement;
-  showLine(line: number): void;
-  /** Ends the session with a message (the tracker refused the token). */
-  logOut(message: string): void;
+  /** The editor extension that draws the inline badges. */
+  extension: Extension;
+  /** The editor, once it exists: the badges are fetched for its text, a created ticket's ref written into it. */
+  attach(editor: BoundEditor): void;
+  /** The cursor moved to `line`: the panel shows it once it has settled. */
+  followLine(line: number): void;
+  destroy(): void;
 }
 
 export function trackerPanel(context: Context): TrackerPanel {
   const { client, doc } = context;
+  let editor: BoundEditor | undefined;
+  const badges = ticketBadges({ client, doc, onTokenRejected: () => logOut("The tracker session ended: log in again.") });
   const body = h("div", { class: "tracker-body" });
   const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
   const element = h("section", { class: "panel tracker", "aria-labelledby": "tracker-heading" }, h("h2", { id: "tracker-heading", tabindex: "-1" }, "Tracker"), body, status);
@@ -47,7 +52,7 @@ export function trackerPanel(context: Context): TrackerPanel {
   const logOut = (message = "") => {
     session = undefined;
     setTrackerSession(undefined);
-    context.badges.setToken(undefined);
+    badges.setToken(undefined);
     projects.clear();
     render();
     status.textContent = message;
@@ -75,7 +80,7 @@ export function trackerPanel(context: Context): TrackerPanel {
         .then((created: TrackerSession) => {
           session = created;
           setTrackerSession(created);
-          context.badges.setToken(created.authToken);
+          badges.setToken(created.authToken);
           status.textContent = `Logged in as ${created.fullName ?? created.username}.`;
           render();
         })
@@ -123,7 +128,7 @@ export function trackerPanel(context: Context): TrackerPanel {
       const detail = await client.tracker.story(token, slug, story.ref);
       ticket = await client.tracker.createTask(token, { project, subject, userStory: detail.id });
     }
-    const written = context.editor()?.updateLine(line, (current) => current === text, (current) => withLink(current, kind, ticket.ref)) ?? false;
+    const written = editor?.updateLine(line, (current) => current === text, (current) => withLink(current, kind, ticket.ref)) ?? false;
     status.textContent = written
       ? `Created ${kind === "story" ? "story" : "task"} #${ticket.ref}.`
       : `Created #${ticket.ref}, but the line changed meanwhile: add ${kind === "story" ? "#US" : "#T"}-${ticket.ref} to it yourself.`;
@@ -149,7 +154,7 @@ export function trackerPanel(context: Context): TrackerPanel {
       (kind === "story" ? client.tracker.moveStory(token, slug, detail.ref, body) : client.tracker.moveTask(token, slug, detail.ref, body))
         .then((moved) => {
           status.textContent = `Moved to ${moved.status ?? "the new column"}.`;
-          context.badges.remember({ slug, kind, ref: detail.ref }, moved);
+          badges.remember({ slug, kind, ref: detail.ref }, moved);
           void showLine(currentLine);
         })
         .catch((error: unknown) => {
@@ -236,7 +241,7 @@ export function trackerPanel(context: Context): TrackerPanel {
       ]);
       if (mine !== generation) return;
       replace(body, header, ticketView(detail, link.kind, slug, token, options));
-      context.badges.remember({ slug, kind: link.kind, ref: link.ref }, detail);
+      badges.remember({ slug, kind: link.kind, ref: link.ref }, detail);
     } catch (error) {
       if (mine !== generation) return;
       replace(body, header);
@@ -248,7 +253,32 @@ export function trackerPanel(context: Context): TrackerPanel {
     if (!session) replace(body, loginForm());
     else void showLine(currentLine);
   }
-  context.badges.setToken(session?.authToken);
+  // The panel follows the cursor's line, but only once the line has settled (not per keystroke).
+  let lastShown = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const followLine = (line: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      // A linked line is shown again only when its link changes (not per keystroke: no refetch, no jump).
+      const text = doc.text.split("\n")[line] ?? "";
+      const link = parseLine(text).link;
+      const key = `${line}\u0000${link ? `${link.kind}-${link.ref}` : text}\u0000${trackerSlug(doc.text) ?? ""}`;
+      if (key === lastShown) return;
+      lastShown = key;
+      void showLine(line);
+    }, 250);
+  };
+
+  badges.setToken(session?.authToken);
   render();
-  return { element, showLine: (line) => void showLine(line), logOut };
+  return {
+    element,
+    extension: badges.extension,
+    attach(bound) {
+      editor = bound;
+      badges.attach(bound.view);
+    },
+    followLine,
+    destroy: () => badges.destroy(),
+  };
 }
