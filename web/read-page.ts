@@ -6,37 +6,16 @@
  */
 import h from "crelt";
 import { FolioError, isEncryptedDocument, openReadOnly, UNREADABLE_TITLE, withDocumentKey, WrongKeyError, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
-import { showKeyProblem } from "./key-needed.js";
-import { messageOf } from "./error-message.js";
-import { replace } from "./replace-children.js";
 import { docLayout } from "./doc-layout.js";
+import { messageOf } from "./error-message.js";
+import { showKeyProblem } from "./key-needed.js";
+import { showNotice } from "./notice-page.js";
 import { pageHeader } from "./page-header.js";
 import { closeWithPage } from "./page-lifetime.js";
 import { readHistoryPanel } from "./read-history-panel.js";
+import { readIndicator, type ReadIndicator } from "./read-indicator.js";
 import { readOnlyView } from "./read-only-view.js";
-
-type ReadState = "opening" | "live" | "offline" | "deleted" | "revoked";
-
-const LABELS: Record<ReadState, string> = {
-  opening: "Opening…",
-  live: "Live",
-  offline: "Offline — retrying",
-  deleted: "Document deleted",
-  revoked: "Link no longer works",
-};
-
-/** The read-only page's sync indicator: the editor's look (.sync), its own words. */
-function readIndicator(): { element: HTMLElement; show(state: ReadState): void } {
-  const element = h("span", { class: "sync", role: "status", "aria-live": "polite", "data-status": "opening" }, LABELS.opening);
-  return {
-    element,
-    show(state) {
-      element.dataset.status = state;
-      element.textContent = LABELS[state];
-      element.title = LABELS[state];
-    },
-  };
-}
+import { replace } from "./replace-children.js";
 
 /** Opens the link (the one place the read-only page opens a document) and shows it, or why it cannot. */
 export async function renderReadOnly(root: HTMLElement, client: FolioClient, readId: string, key?: string): Promise<void> {
@@ -58,7 +37,7 @@ export async function renderReadOnly(root: HTMLElement, client: FolioClient, rea
   renderFollowed(root, key !== undefined ? withDocumentKey(client, key) : client, doc, indicator);
 }
 
-function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReturnType<typeof readIndicator>): void {
+function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReadIndicator): void {
   const heading = h("h1", { class: "read-title" }, doc.title);
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const editorHost = h("div", { class: "editor-host read-only" });
@@ -130,15 +109,5 @@ async function showReadFailure(root: HTMLElement, client: FolioClient, readId: s
       ? ["This read-only link does not work", "It was never made, or it was replaced by a new link, or sharing was stopped. Ask whoever shared it for the current link."]
       : ["The document cannot be opened", messageOf(error)];
   document.title = "Read-only link · Folio";
-  replace(
-    root,
-    h(
-      "main",
-      { class: "home" },
-      h("h1", {}, heading),
-      h("p", {}, text),
-      missing && !deleted ? undefined : h("p", {}, again),
-      h("p", {}, h("a", { href: "/" }, "Go to the start page")),
-    ),
-  );
+  showNotice(root, { heading, text, more: [missing && !deleted ? undefined : h("p", {}, again)] });
 }

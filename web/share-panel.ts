@@ -8,6 +8,7 @@ import h from "crelt";
 import { FolioError, type FolioClient } from "../src/client/index.js";
 import { messageOf } from "./error-message.js";
 import { replace } from "./replace-children.js";
+import { statusLine, type StatusLine } from "./status-line.js";
 import { editLink, readOnlyLink } from "./links.js";
 
 export interface SharePanel {
@@ -20,7 +21,7 @@ type ReadLinkState = { kind: "loading" } | { kind: "none" } | { kind: "shared"; 
 
 /** `key`: an encrypted document's key, put in both links' fragments (docs/encryption.md). */
 export function sharePanel(client: FolioClient, documentId: string, key?: string): SharePanel {
-  const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
+  const status = statusLine("panel-status");
   const readSection = h("div", { class: "share-read" });
   const element = h(
     "section",
@@ -35,7 +36,7 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
     h("h3", {}, "Read-only link"),
     h("p", { class: "share-grant" }, "Anyone with this link can read the document, its history and its authors' names, and follow it live, but cannot change anything."),
     readSection,
-    status,
+    status.element,
   );
 
   let busy = false;
@@ -43,15 +44,15 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
     if (busy) return;
     busy = true;
     for (const button of readSection.querySelectorAll("button")) button.disabled = true;
-    status.textContent = "";
+    status.say("");
     action()
       .then((state) => {
         render(state);
-        status.textContent = done;
+        status.say(done);
       })
       .catch((error: unknown) => {
         render(current);
-        status.textContent = `Could not change the read-only link: ${messageOf(error)}`;
+        status.say(`Could not change the read-only link: ${messageOf(error)}`);
       })
       .finally(() => {
         busy = false;
@@ -113,7 +114,7 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
 }
 
 /** A link in a read-only text field (select it to copy by hand) and its Copy button. */
-function linkRow(kind: "edit" | "read", label: string, link: string, status: HTMLElement): HTMLElement {
+function linkRow(kind: "edit" | "read", label: string, link: string, status: StatusLine): HTMLElement {
   const field = h("input", { class: `share-link share-link-${kind}`, readonly: "", value: link, "aria-label": label, spellcheck: "false" });
   field.addEventListener("focus", () => field.select());
   const copy = h("button", { type: "button", class: `secondary copy-${kind}`, "aria-label": `Copy the ${label.toLowerCase()}` }, "Copy");
@@ -121,10 +122,10 @@ function linkRow(kind: "edit" | "read", label: string, link: string, status: HTM
     const selectIt = () => {
       field.focus();
       field.select();
-      status.textContent = `Copying is not allowed here: the ${label.toLowerCase()} is selected, press Ctrl+C (⌘C) to copy it.`;
+      status.say(`Copying is not allowed here: the ${label.toLowerCase()} is selected, press Ctrl+C (⌘C) to copy it.`);
     };
     if (!navigator.clipboard) return selectIt();
-    navigator.clipboard.writeText(link).then(() => (status.textContent = `Copied the ${label.toLowerCase()}.`), selectIt);
+    navigator.clipboard.writeText(link).then(() => status.say(`Copied the ${label.toLowerCase()}.`), selectIt);
   });
   return h("div", { class: "share-row" }, field, copy);
 }
