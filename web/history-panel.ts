@@ -7,14 +7,7 @@ import h from "crelt";
 import type { Document, FolioClient, LiveDocument } from "../src/client/index.js";
 import { messageOf } from "./error-message.js";
 import { entryLabel } from "./history-labels.js";
-import { historyVersions } from "./history-versions.js";
-
-export interface HistoryPanel {
-  element: HTMLElement;
-  /** The panel became visible: it loads the list and follows the document until hidden. */
-  shown: () => void;
-  hidden: () => void;
-}
+import { historyVersions, type HistoryPanel } from "./history-versions.js";
 
 export function historyPanel(client: FolioClient, doc: LiveDocument): HistoryPanel {
   const save = h("button", { type: "button" }, "Save version");

@@ -33,8 +33,15 @@ export interface VersionsOptions {
   afterRead?: (entries: readonly HistoryEntry[]) => void;
 }
 
-export interface Versions {
+/** What a page's history panel hands its page: the panel, and when it is shown or hidden (panels.ts). */
+export interface HistoryPanel {
   element: HTMLElement;
+  /** The panel became visible: it loads the list and follows the document until hidden. */
+  shown: () => void;
+  hidden: () => void;
+}
+
+export interface Versions extends HistoryPanel {
   status: StatusLine;
   /** The versions as last read, oldest first. */
   entries(): readonly HistoryEntry[];
@@ -44,9 +51,6 @@ export interface Versions {
   follow(stale?: () => boolean): void;
   /** Says how many versions there are. */
   sayCount(): void;
-  /** The panel became visible: it loads the list and follows the document until hidden. */
-  shown: () => void;
-  hidden: () => void;
 }
 
 export function historyVersions(options: VersionsOptions): Versions {

@@ -6,8 +6,7 @@
  */
 import type { FolioClient, ReadOnlyLiveDocument } from "../src/client/index.js";
 import { entryLabel } from "./history-labels.js";
-import { historyVersions } from "./history-versions.js";
-import type { HistoryPanel } from "./history-panel.js";
+import { historyVersions, type HistoryPanel } from "./history-versions.js";
 
 const NONE: ReadonlySet<number> = new Set();
 
