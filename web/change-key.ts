@@ -2,17 +2,22 @@
  * "Change key" on an encrypted document's page (docs/encryption.md, "Changing the key"): once
  * everything is sent, the document is written again under a new key in one version, its read-only
  * link (if it has one) replaced by a new one, and the page reopened on its new link. Whoever holds
- * only the old links can no longer open it.
+ * only the old links can no longer open it. When someone else changes the key, this page's key no
+ * longer opens the document (its title no longer opens): `lost` is called.
  */
+import h from "crelt";
 import { changeDocumentKey, FolioError, generateDocumentKey, UNREADABLE_TITLE, type FolioClient, type LiveDocument } from "../src/client/index.js";
-import { h, messageOf } from "./dom.js";
+import { messageOf } from "./error-message.js";
 
-export function changeKeyButton(wire: FolioClient, doc: LiveDocument, key: string, message: HTMLElement, changing: { now: boolean }): HTMLButtonElement {
+export function changeKeyButton(options: { wire: FolioClient; doc: LiveDocument; key: string; say: (text: string) => void; lost: () => void }): HTMLButtonElement {
+  const { wire, doc, key, say } = options;
+  /** While this page changes the key, a title its old key no longer opens is no sign of a key lost. */
+  let changing = false;
   const button = h("button", { type: "button", class: "secondary change-key", title: "Encrypt the document under a new key and replace the read-only link: the old links stop opening it" }, "Change key");
   button.addEventListener("click", () => {
     button.disabled = true;
-    changing.now = true;
-    message.textContent = "Changing the key…";
+    changing = true;
+    say("Changing the key…");
     const newKey = generateDocumentKey();
     doc
       .whenSynced(10_000)
@@ -32,17 +37,13 @@ export function changeKeyButton(wire: FolioClient, doc: LiveDocument, key: strin
         window.location.reload();
       })
       .catch((error: unknown) => {
-        changing.now = false;
+        changing = false;
         button.disabled = false;
-        message.textContent = `Could not change the key: ${messageOf(error)}`;
+        say(`Could not change the key: ${messageOf(error)}`);
       });
   });
-  return button;
-}
-
-/** Calls `lost` when the document's title no longer opens with this page's key (someone changed the key). */
-export function watchKey(doc: LiveDocument, changing: { now: boolean }, lost: () => void): void {
   doc.on("title", (title) => {
-    if (title === UNREADABLE_TITLE && !changing.now) lost();
+    if (title === UNREADABLE_TITLE && !changing) options.lost();
   });
+  return button;
 }

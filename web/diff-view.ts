@@ -1,5 +1,5 @@
 /** The history's diff on screen: one row per line, changed lines marked and their changed characters highlighted. */
-import { h } from "./dom.js";
+import h from "crelt";
 import type { DiffRow } from "./version-diff.js";
 
 const SIGNS = { same: " ", removed: "−", added: "+" } as const;

@@ -1,13 +1,13 @@
 /** One entry of the history list on screen (its name: history-labels.ts). */
+import h from "crelt";
 import type { HistoryEntry } from "../src/client/index.js";
-import { h } from "./dom.js";
 
 /** One entry of the list: version, label, time, the unverified author and the View button. */
 export function entryItem(entry: HistoryEntry, label: string, newest: boolean, view: () => void): HTMLLIElement {
   const saved = label === "Saved version";
   return h(
     "li",
-    { class: `history-entry${saved ? " history-saved" : ""}${newest ? " history-newest" : ""}`, value: entry.version },
+    { class: `history-entry${saved ? " history-saved" : ""}${newest ? " history-newest" : ""}`, value: String(entry.version) },
     h(
       "span",
       { class: "history-type" },
@@ -21,6 +21,6 @@ export function entryItem(entry: HistoryEntry, label: string, newest: boolean, v
       entry.displayName ? `changed by ${entry.displayName} ` : "changed by an unnamed client ",
       entry.displayName ? h("span", { class: "muted", title: "a name the author chose; not verified" }, "(unverified)") : undefined,
     ),
-    h("button", { type: "button", class: "link-button", "data-version": entry.version, "aria-label": `View version ${entry.version}`, onclick: view }, "View"),
+    h("button", { type: "button", class: "link-button", "data-version": String(entry.version), "aria-label": `View version ${entry.version}`, onclick: view }, "View"),
   );
 }

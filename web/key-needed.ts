@@ -3,7 +3,7 @@
  * key, or a key that does not open it, or the key was changed while the page was open. Never any of
  * the document's ciphertext: only what to do.
  */
-import { h, replace } from "./dom.js";
+import { showNotice } from "./notice-page.js";
 
 export type KeyProblem = "missing" | "wrong";
 
@@ -21,14 +21,5 @@ const TEXTS: Record<KeyProblem, [string, string]> = {
 export function showKeyProblem(root: HTMLElement, problem: KeyProblem, readOnly = false): void {
   const [heading, text] = TEXTS[problem];
   document.title = `${readOnly ? "Read-only link" : "Encrypted document"} · Folio`;
-  replace(
-    root,
-    h(
-      "main",
-      { class: "home key-needed", "data-key-problem": problem },
-      h("h1", {}, heading),
-      h("p", {}, text),
-      h("p", {}, h("a", { href: "/" }, "Go to the start page")),
-    ),
-  );
+  showNotice(root, { heading, text, attributes: { class: "home key-needed", "data-key-problem": problem } });
 }

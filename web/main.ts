@@ -1,7 +1,8 @@
 /** The editor page's entry: `/` is the start page, `/d/<uuid>` a document, `/r/<uuid>` a read-only page (routes.ts). */
+import h from "crelt";
 import "./styles.css";
 import { createClient } from "../src/client/index.js";
-import { h, replace } from "./dom.js";
+import { replace } from "./replace-children.js";
 import { renderDocument } from "./doc-page.js";
 import { renderHome } from "./home.js";
 import { keyOf, routeOf } from "./routes.js";

@@ -3,8 +3,10 @@
  * link may restore it), or another failure (offline, the service down), which is tried again when
  * the browser is back online or on "Try again". Unsent edits kept in this browser stay kept meanwhile.
  */
+import h from "crelt";
 import { FolioError, type FolioClient } from "../src/client/index.js";
-import { h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { showNotice } from "./notice-page.js";
 
 export function showOpenFailure(root: HTMLElement, client: FolioClient, id: string, error: unknown, keptEdits: boolean, retry: () => void): void {
   const missing = error instanceof FolioError && error.status === 404;
@@ -26,16 +28,9 @@ export function showOpenFailure(root: HTMLElement, client: FolioClient, id: stri
   again.addEventListener("click", retryOnce);
   if (!missing) window.addEventListener("online", retryOnce);
   const kept = keptEdits ? h("p", { class: "kept" }, "Your unsent edits of this document are kept in this browser; they are sent once it opens.") : undefined;
-  replace(
-    root,
-    h(
-      "main",
-      { class: "home" },
-      h("h1", {}, missing ? "No such document" : "The document cannot be opened"),
-      h("p", {}, missing ? "It does not exist, or it was deleted. A deleted document can be restored by whoever has its link." : messageOf(error)),
-      kept,
-      missing ? h("p", {}, restore) : h("p", {}, again),
-      h("p", {}, h("a", { href: "/" }, "Go to the start page")),
-    ),
-  );
+  showNotice(root, {
+    heading: missing ? "No such document" : "The document cannot be opened",
+    text: missing ? "It does not exist, or it was deleted. A deleted document can be restored by whoever has its link." : messageOf(error),
+    more: [kept, missing ? h("p", {}, restore) : h("p", {}, again)],
+  });
 }

@@ -3,7 +3,7 @@
  * (aria-expanded), and Escape closes one: the panel that holds the focus, whose button then takes
  * it, or else the panel opened last, the focus staying where it is (in the editor, say).
  */
-import { h } from "./dom.js";
+import h from "crelt";
 
 export interface PanelSpec {
   label: string;

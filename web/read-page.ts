@@ -4,35 +4,18 @@
  * (retrying), deleted, or whether the link stopped working (replaced or revoked). Nothing on it can
  * change the document, and it never learns the document's edit id (the read answers do not carry it).
  */
+import h from "crelt";
 import { FolioError, isEncryptedDocument, openReadOnly, UNREADABLE_TITLE, withDocumentKey, WrongKeyError, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
+import { docLayout } from "./doc-layout.js";
+import { messageOf } from "./error-message.js";
 import { showKeyProblem } from "./key-needed.js";
-import { append, h, messageOf, replace } from "./dom.js";
-import { panelToggles } from "./panels.js";
+import { showNotice } from "./notice-page.js";
+import { pageHeader } from "./page-header.js";
+import { closeWithPage } from "./page-lifetime.js";
 import { readHistoryPanel } from "./read-history-panel.js";
+import { readIndicator, type ReadIndicator } from "./read-indicator.js";
 import { readOnlyView } from "./read-only-view.js";
-
-type ReadState = "opening" | "live" | "offline" | "deleted" | "revoked";
-
-const LABELS: Record<ReadState, string> = {
-  opening: "Opening…",
-  live: "Live",
-  offline: "Offline — retrying",
-  deleted: "Document deleted",
-  revoked: "Link no longer works",
-};
-
-/** The read-only page's sync indicator: the editor's look (.sync), its own words. */
-function readIndicator(): { element: HTMLElement; show(state: ReadState): void } {
-  const element = h("span", { class: "sync", role: "status", "aria-live": "polite", "data-status": "opening" }, LABELS.opening);
-  return {
-    element,
-    show(state) {
-      element.dataset.status = state;
-      element.textContent = LABELS[state];
-      element.title = LABELS[state];
-    },
-  };
-}
+import { replace } from "./replace-children.js";
 
 /** Opens the link (the one place the read-only page opens a document) and shows it, or why it cannot. */
 export async function renderReadOnly(root: HTMLElement, client: FolioClient, readId: string, key?: string): Promise<void> {
@@ -54,30 +37,19 @@ export async function renderReadOnly(root: HTMLElement, client: FolioClient, rea
   renderFollowed(root, key !== undefined ? withDocumentKey(client, key) : client, doc, indicator);
 }
 
-function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReturnType<typeof readIndicator>): void {
+function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReadIndicator): void {
   const heading = h("h1", { class: "read-title" }, doc.title);
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const editorHost = h("div", { class: "editor-host read-only" });
   const history = readHistoryPanel(client, doc);
-  const layout = h("div", { class: "doc-layout" });
-  const toggles = panelToggles([{ label: "History", element: history.element, shown: history.shown, hidden: history.hidden }], (open) => layout.classList.toggle("no-panels", open === 0));
   const note = h("p", { class: "read-note" }, "You are reading this document through a read-only link: it follows every change live, and you can select and copy its text, but not change it.");
-  replace(
-    root,
-    h(
-      "header",
-      { class: "doc-header read-header" },
-      h("a", { href: "/", class: "brand", "aria-label": "Folio start page" }, "Folio"),
-      h("div", { class: "title-row" }, heading, h("span", { class: "read-only-mark" }, "Read-only")),
-      indicator.element,
-    ),
-    banner,
-    layout,
-  );
-  append(layout, [
-    h("main", { class: "doc-main" }, h("div", { class: "toolbar", role: "group", "aria-label": "Document" }, ...toggles), note, editorHost),
-    h("aside", { class: "side", "aria-label": "Panels" }, history.element),
-  ]);
+  const layout = docLayout({
+    panels: [{ label: "History", element: history.element, shown: history.shown, hidden: history.hidden }],
+    toolbar: { label: "Document", actions: [] },
+    main: [note, editorHost],
+    side: [history.element],
+  });
+  replace(root, pageHeader("doc-header read-header", h("div", { class: "title-row" }, heading, h("span", { class: "read-only-mark" }, "Read-only")), indicator.element), banner, layout);
   const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`);
 
   const setTitle = (title: string) => {
@@ -116,11 +88,7 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   window.addEventListener("online", update);
   editor.view.contentDOM.focus();
 
-  window.addEventListener("pagehide", () => doc.close());
-  // A page restored from the back/forward cache had its follower closed: open it afresh.
-  window.addEventListener("pageshow", (event) => {
-    if (event.persisted) window.location.reload();
-  });
+  closeWithPage(() => doc.close());
 }
 
 /**
@@ -141,15 +109,5 @@ async function showReadFailure(root: HTMLElement, client: FolioClient, readId: s
       ? ["This read-only link does not work", "It was never made, or it was replaced by a new link, or sharing was stopped. Ask whoever shared it for the current link."]
       : ["The document cannot be opened", messageOf(error)];
   document.title = "Read-only link · Folio";
-  replace(
-    root,
-    h(
-      "main",
-      { class: "home" },
-      h("h1", {}, heading),
-      h("p", {}, text),
-      missing && !deleted ? undefined : h("p", {}, again),
-      h("p", {}, h("a", { href: "/" }, "Go to the start page")),
-    ),
-  );
+  showNotice(root, { heading, text, more: [missing && !deleted ? undefined : h("p", {}, again)] });
 }

@@ -4,8 +4,11 @@
  * old stops working) or removed. Opened from the toolbar like the other panels (panels.ts: Escape
  * closes it). Copy uses the Clipboard API, else selects the link for the reader to copy.
  */
+import h from "crelt";
 import { FolioError, type FolioClient } from "../src/client/index.js";
-import { h, messageOf, replace } from "./dom.js";
+import { messageOf } from "./error-message.js";
+import { replace } from "./replace-children.js";
+import { statusLine, type StatusLine } from "./status-line.js";
 import { editLink, readOnlyLink } from "./links.js";
 
 export interface SharePanel {
@@ -18,12 +21,12 @@ type ReadLinkState = { kind: "loading" } | { kind: "none" } | { kind: "shared"; 
 
 /** `key`: an encrypted document's key, put in both links' fragments (docs/encryption.md). */
 export function sharePanel(client: FolioClient, documentId: string, key?: string): SharePanel {
-  const status = h("p", { class: "panel-status", role: "status", "aria-live": "polite" });
+  const status = statusLine("panel-status");
   const readSection = h("div", { class: "share-read" });
   const element = h(
     "section",
     { class: "panel share", "aria-labelledby": "share-heading" },
-    h("h2", { id: "share-heading", tabindex: -1 }, "Share"),
+    h("h2", { id: "share-heading", tabindex: "-1" }, "Share"),
     h("h3", {}, "Edit link"),
     h("p", { class: "share-grant" }, "Anyone with this link can change, rename, delete and restore the document. Give it only to people who may edit."),
     key !== undefined
@@ -33,7 +36,7 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
     h("h3", {}, "Read-only link"),
     h("p", { class: "share-grant" }, "Anyone with this link can read the document, its history and its authors' names, and follow it live, but cannot change anything."),
     readSection,
-    status,
+    status.element,
   );
 
   let busy = false;
@@ -41,15 +44,15 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
     if (busy) return;
     busy = true;
     for (const button of readSection.querySelectorAll("button")) button.disabled = true;
-    status.textContent = "";
+    status.say("");
     action()
       .then((state) => {
         render(state);
-        status.textContent = done;
+        status.say(done);
       })
       .catch((error: unknown) => {
         render(current);
-        status.textContent = `Could not change the read-only link: ${messageOf(error)}`;
+        status.say(`Could not change the read-only link: ${messageOf(error)}`);
       })
       .finally(() => {
         busy = false;
@@ -111,18 +114,18 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
 }
 
 /** A link in a read-only text field (select it to copy by hand) and its Copy button. */
-function linkRow(kind: "edit" | "read", label: string, link: string, status: HTMLElement): HTMLElement {
-  const field = h("input", { class: `share-link share-link-${kind}`, readonly: true, value: link, "aria-label": label, spellcheck: "false" });
+function linkRow(kind: "edit" | "read", label: string, link: string, status: StatusLine): HTMLElement {
+  const field = h("input", { class: `share-link share-link-${kind}`, readonly: "", value: link, "aria-label": label, spellcheck: "false" });
   field.addEventListener("focus", () => field.select());
   const copy = h("button", { type: "button", class: `secondary copy-${kind}`, "aria-label": `Copy the ${label.toLowerCase()}` }, "Copy");
   copy.addEventListener("click", () => {
     const selectIt = () => {
       field.focus();
       field.select();
-      status.textContent = `Copying is not allowed here: the ${label.toLowerCase()} is selected, press Ctrl+C (⌘C) to copy it.`;
+      status.say(`Copying is not allowed here: the ${label.toLowerCase()} is selected, press Ctrl+C (⌘C) to copy it.`);
     };
     if (!navigator.clipboard) return selectIt();
-    navigator.clipboard.writeText(link).then(() => (status.textContent = `Copied the ${label.toLowerCase()}.`), selectIt);
+    navigator.clipboard.writeText(link).then(() => status.say(`Copied the ${label.toLowerCase()}.`), selectIt);
   });
   return h("div", { class: "share-row" }, field, copy);
 }

@@ -3,9 +3,9 @@
  * the layout. Its words are true at every moment: "Saved" only when nothing is unsent, and "kept on
  * this device" only while the unsent edits really are in this browser's storage (pending-store.ts).
  */
-import type { SyncStatus } from "../src/client/index.js";
-import { h } from "./dom.js";
-import type { Keeping } from "./pending-store.js";
+import h from "crelt";
+import type { LiveDocument, SyncStatus } from "../src/client/index.js";
+import type { Keeping, PageStore } from "./pending-store.js";
 
 const OFFLINE: Record<Keeping, string> = {
   none: "Offline",
@@ -28,7 +28,16 @@ function label(status: SyncStatus | "deleted", keeping: Keeping): string {
   }
 }
 
-export function syncIndicator(): { element: HTMLElement; show(status: SyncStatus | "deleted"): void; keep(keeping: Keeping): void } {
+export interface SyncIndicator {
+  element: HTMLElement;
+  show(status: SyncStatus | "deleted"): void;
+  keep(keeping: Keeping): void;
+  /** Follows the opened document's status and whether this browser keeps its unsent edits. */
+  follow(doc: LiveDocument, store: PageStore): void;
+}
+
+/** Made while the document opens ("Loading…"), then told to follow it. */
+export function syncIndicator(): SyncIndicator {
   const element = h("span", { class: "sync", role: "status", "aria-live": "polite", "data-status": "syncing", "data-keeping": "none" }, "Loading…");
   let status: SyncStatus | "deleted" | undefined;
   let keeping: Keeping = "none";
@@ -39,7 +48,7 @@ export function syncIndicator(): { element: HTMLElement; show(status: SyncStatus
     element.textContent = label(status, keeping);
     element.title = element.textContent;
   };
-  return {
+  const indicator: SyncIndicator = {
     element,
     show(next) {
       status = next;
@@ -49,5 +58,12 @@ export function syncIndicator(): { element: HTMLElement; show(status: SyncStatus
       keeping = next;
       render();
     },
+    follow(doc, store) {
+      indicator.show(doc.deleted ? "deleted" : doc.status);
+      indicator.keep(store.keeping);
+      store.onKeeping((next) => indicator.keep(next));
+      doc.on("status", (next) => indicator.show(doc.deleted ? "deleted" : next));
+    },
   };
+  return indicator;
 }

@@ -172,30 +172,25 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     const ada = await author(id, "Ada");
     const grace = await author(id, "Grace");
 
-    await grace.context.setOffline(true);
-    await cursorAt(grace.tab, 1, "End");
-    await grace.tab.keyboard.type(" by Grace");
-    await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
-    await cursorAt(ada.tab, 1, "End");
-    await ada.tab.keyboard.type(" by Ada");
-    await expectConverged(w.service.url, id, [ada.tab]);
-    await grace.context.setOffline(false);
+    /** Grace types offline at the end of `line`, then Ada online at the same place; then Grace is back online. */
+    const bothType = async (line: number, byGrace: string, byAda: string) => {
+      await grace.context.setOffline(true);
+      await cursorAt(grace.tab, line, "End");
+      await grace.tab.keyboard.type(byGrace);
+      await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
+      await cursorAt(ada.tab, line, "End");
+      await ada.tab.keyboard.type(byAda);
+      await expectConverged(w.service.url, id, [ada.tab]);
+      await grace.context.setOffline(false);
+      const text = await expectConverged(w.service.url, id, [ada.tab, grace.tab]);
+      expect(await grace.tab.locator(".conflict").isVisible()).toEqual(false);
+      return text;
+    };
 
     // Ada's words reached the service first, so they come first; Grace's follow, nothing is asked.
-    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Ada by Grace\ngamma");
-    expect(await grace.tab.locator(".conflict").isVisible()).toEqual(false);
-
+    expect(await bothType(1, " by Grace", " by Ada")).toEqual("alpha\nbeta by Ada by Grace\ngamma");
     // Once more on another line.
-    await grace.context.setOffline(true);
-    await cursorAt(grace.tab, 2, "End");
-    await grace.tab.keyboard.type(" (Grace again)");
-    await expect.poll(() => grace.tab.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
-    await cursorAt(ada.tab, 2, "End");
-    await ada.tab.keyboard.type(" (Ada again)");
-    await expectConverged(w.service.url, id, [ada.tab]);
-    await grace.context.setOffline(false);
-    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("alpha\nbeta by Ada by Grace\ngamma (Ada again) (Grace again)");
-    expect(await grace.tab.locator(".conflict").isVisible()).toEqual(false);
+    expect(await bothType(2, " (Grace again)", " (Ada again)")).toEqual("alpha\nbeta by Ada by Grace\ngamma (Ada again) (Grace again)");
   });
 
   it("shows no tracker panel and no badges when the service has no tracker", async () => {
