@@ -4,7 +4,8 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { COMMIT_CHANNEL, CommitNotifier, commitPayload, parseCommitPayload } from "../../src/storage/postgres/commit-notifier.js";
 import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
-import type { CommitNotice, Store } from "../../src/storage/store.js";
+import type { Store } from "../../src/storage/store.js";
+import { RecordingListener } from "../support/recording-listener.js";
 import { POSTGRES_TEST_URL, describePostgres, openTestStore, withAdminClient } from "../support/postgres.js";
 
 /**
@@ -64,17 +65,6 @@ class FreezableProxy {
     };
     client.on("error", end).on("close", end);
     upstream.on("error", end).on("close", end);
-  }
-}
-
-class RecordingListener {
-  readonly commits: CommitNotice[] = [];
-  resets = 0;
-  commit(notice: CommitNotice): void {
-    this.commits.push(notice);
-  }
-  reset(): void {
-    this.resets += 1;
   }
 }
 
