@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Sha256Hex } from "../core/checksum.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/config.js";
 import type { Store } from "../storage/store.js";
 import { ChangeFeed } from "./change-feed.js";
 import { ChangeHub } from "./change-hub.js";
