@@ -7,18 +7,7 @@ import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import { ManualClock } from "../support/manual-clock.js";
 import { appPerTest } from "../support/app-per-test.js";
 import { buildTestApp } from "../support/test-app.js";
-import {
-  checksumOf,
-  contentUrl,
-  expectAccepted,
-  expectProblem,
-  insert,
-  patchContent,
-  readDocument,
-  remove,
-  replace,
-  type PatchBody,
-} from "../support/content-patch.js";
+import { checksumOf, contentUrl, expectAccepted, expectProblem, insert, patchContent, readDocument, remove, replace, type PatchBody } from "../support/content-patch.js";
 
 const t = appPerTest();
 

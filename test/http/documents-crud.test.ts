@@ -1,19 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import {
-  DOCUMENTS,
-  JSON_TYPE,
-  T0,
-  UNKNOWN_ID,
-  UUID,
-  at,
-  contentTooLarge,
-  createDocument,
-  expectJson,
-  expectProblem,
-  invalid,
-  notFound,
-} from "../support/http-expect.js";
+import { DOCUMENTS, JSON_TYPE, T0, UNKNOWN_ID, UUID, at, contentTooLarge, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 
 const MAX_CONTENT_BYTES = 64;
 

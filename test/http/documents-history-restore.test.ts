@@ -1,19 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import {
-  DOCUMENTS,
-  T0,
-  UNKNOWN_ID,
-  at,
-  checksum,
-  createDocument,
-  expectJson,
-  expectProblem,
-  invalid,
-  notFound,
-  type DocumentJson,
-} from "../support/http-expect.js";
+import { DOCUMENTS, T0, UNKNOWN_ID, at, checksum, createDocument, expectJson, expectProblem, invalid, notFound, type DocumentJson } from "../support/http-expect.js";
 
 
 const t = appPerTest();

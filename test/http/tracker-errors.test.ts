@@ -88,14 +88,7 @@ describe("tracker errors", () => {
         headers: { "x-tracker-token": "t".repeat(513) },
       });
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({
-        type: "urn:folio:problem:invalid-request",
-        title: "Invalid request",
-        status: 400,
-        detail: "the X-Tracker-Token header is longer than 512 characters",
-        instance: "/api/v1/tracker/userstories",
-      });
+      expectTrackerProblem(response, { code: "invalid-request", detail: "the X-Tracker-Token header is longer than 512 characters", instance: "/api/v1/tracker/userstories" });
       expect(harness.fake.requests).toEqual([]);
     });
 
@@ -225,14 +218,7 @@ describe("tracker errors", () => {
 
       const response = await get("/api/v1/tracker/userstories/1?slug=alice-folio");
 
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({
-        type: "urn:folio:problem:tracker-token-required",
-        title: "Tracker token missing or expired",
-        status: 401,
-        detail: "Given token not valid for any token type",
-        instance: "/api/v1/tracker/userstories/1",
-      });
+      expectTrackerProblem(response, { code: "tracker-token-required", detail: "Given token not valid for any token type", instance: "/api/v1/tracker/userstories/1" });
     });
 
     it("passes a bare JSON string body on as the detail", async () => {

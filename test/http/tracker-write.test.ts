@@ -67,14 +67,7 @@ describe("tracker writes", () => {
     it("passes on Taiga's 403 when the user is no member of the project", async () => {
       const response = await send("POST", "/api/v1/tracker/userstories", { project: t.world.other.id, subject: "Not mine" });
 
-      expect(response.statusCode).toBe(403);
-      expect(response.json()).toEqual({
-        type: "urn:folio:problem:tracker-rejected",
-        title: "Rejected by the tracker",
-        status: 403,
-        detail: "You do not have permission to perform this action.",
-        instance: "/api/v1/tracker/userstories",
-      });
+      expectTrackerProblem(response, { code: "tracker-rejected", detail: "You do not have permission to perform this action.", instance: "/api/v1/tracker/userstories", status: 403 });
     });
 
     it.each([
