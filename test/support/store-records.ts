@@ -1,4 +1,4 @@
-import type { DocumentRecord, VersionRecord } from "../../src/storage/store.js";
+import type { DocumentRecord, Store, VersionRecord } from "../../src/storage/store.js";
 
 /*
  * Records as a store holds them, for the store suites: a head and a version of a one-line document
@@ -27,4 +27,12 @@ export function version(id: string, n: number, extra: Partial<VersionRecord> = {
     text: n === 1 ? "line 1" : null,
     ...extra,
   };
+}
+
+/** Writes version 1 of `id` (its head and its CREATED version) in one write. */
+export async function writeVersionOne(store: Store, id: string): Promise<void> {
+  await store.write(id, async (tx) => {
+    tx.putDocument(head(id, 1));
+    tx.appendVersion(version(id, 1));
+  });
 }
