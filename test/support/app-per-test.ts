@@ -1,4 +1,5 @@
 import { afterEach, beforeEach } from "vitest";
+import { serveTestApp, type ServedApp } from "./client-harness.js";
 import { buildTestApp, type TestApp, type TestAppOptions } from "./test-app.js";
 
 /**
@@ -35,6 +36,38 @@ export function appPerTest(options?: TestAppOptions): TestApp {
     },
     get services() {
       return now().services;
+    },
+    close: () => now().close(),
+  };
+}
+
+/**
+ * A fresh {@link serveTestApp} (the app listening on 127.0.0.1, with a client) for each test of
+ * the calling file or `describe`, closed after it; `s.baseUrl`, `s.client`, `s.t` inside a test.
+ */
+export function servedAppPerTest(options?: TestAppOptions): ServedApp {
+  let current: ServedApp | undefined;
+  beforeEach(async () => {
+    current = await serveTestApp(options);
+  });
+  afterEach(async () => {
+    const closing = current;
+    current = undefined;
+    await closing?.close();
+  });
+  const now = (): ServedApp => {
+    if (current === undefined) throw new Error("servedAppPerTest: the app exists only while a test runs");
+    return current;
+  };
+  return {
+    get t() {
+      return now().t;
+    },
+    get baseUrl() {
+      return now().baseUrl;
+    },
+    get client() {
+      return now().client;
     },
     close: () => now().close(),
   };
