@@ -1,21 +1,7 @@
 import { createDocument } from "../support/http-expect.js";
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import {
-  DOCUMENTS,
-  checksumOf,
-  contentUrl,
-  expectAccepted,
-  expectConflict,
-  expectProblem,
-  insert,
-  patchContent,
-  readDocument,
-  readHistory,
-  remove,
-  replace,
-  type WireOp,
-} from "../support/content-patch.js";
+import { DOCUMENTS, checksumOf, contentUrl, expectAccepted, expectConflict, expectProblem, insert, patchContent, readDocument, readHistory, remove, replace, type WireOp } from "../support/content-patch.js";
 
 const t = appPerTest();
 

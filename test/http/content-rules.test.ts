@@ -2,21 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PROBLEM_TYPE, UNKNOWN_ID, createDocument } from "../support/http-expect.js";
 import { appPerTest } from "../support/app-per-test.js";
 import { buildTestApp } from "../support/test-app.js";
-import {
-  DOCUMENTS,
-  checksumOf,
-  contentUrl,
-  expectAccepted,
-  expectProblem,
-  insert,
-  patchContent,
-  readDocument,
-  readHistory,
-  remove,
-  replace,
-  type PatchBody,
-  type WireOp,
-} from "../support/content-patch.js";
+import { DOCUMENTS, checksumOf, contentUrl, expectAccepted, expectProblem, insert, patchContent, readDocument, readHistory, remove, replace, type PatchBody, type WireOp } from "../support/content-patch.js";
 
 const t = appPerTest();
 
