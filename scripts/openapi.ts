@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { compose } from "../src/composition.js";
-import { defaultConfig } from "../src/config.js";
+import { defaultConfig } from "../src/config/config.js";
 import { buildApp } from "../src/http/app.js";
 import { systemClock } from "../src/service/clock.js";
 import { SqliteStore } from "../src/storage/sqlite/sqlite-store.js";

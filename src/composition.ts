@@ -1,4 +1,4 @@
-import type { Config } from "./config.js";
+import type { Config } from "./config/config.js";
 import { createMetrics, type AppMetrics } from "./metrics/metrics.js";
 import type { Clock } from "./service/clock.js";
 import { createServices, type Services } from "./service/services.js";

@@ -1,5 +1,5 @@
 import pino from "pino";
-import { ConfigError, loadConfig, type Config } from "./config.js";
+import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { compose } from "./composition.js";
 import { buildApp, REDACTED_PATHS } from "./http/app.js";
 import { systemClock } from "./service/clock.js";

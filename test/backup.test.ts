@@ -1,11 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqliteStore } from "../src/storage/sqlite/sqlite-store.js";
 import { checksumOf, insert } from "./support/content-patch.js";
-import { startProcess, type ServerProcess } from "./support/server-process.js";
+import { startProcess, type ServerProcess, processesPerTest } from "./support/server-process.js";
 import { buildTestApp } from "./support/test-app.js";
 
 // `npm run backup -- <file>` copies the SQLite store online, while the service writes: the copy
@@ -16,30 +15,20 @@ const SQLITE3 = "/usr/bin/sqlite3";
 const MAX_PATCHES = 3000;
 const MAX_WRITE_MS = 15_000;
 
-let dir: string;
-const processes: ServerProcess[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "folio-backup-"));
-});
-
-afterEach(() => {
-  for (const child of processes.splice(0)) child.kill();
-  rmSync(dir, { recursive: true, force: true });
-});
+const work = processesPerTest("folio-backup-");
 
 /** The backup CLI as `npm run backup -- <target>` runs it, with exactly `env`. */
 function backupProcess(env: Record<string, string>, target?: string): ServerProcess {
-  const child = startProcess("src/cli/backup.ts", env, dir, target === undefined ? [] : [target]);
-  processes.push(child);
+  const child = startProcess("src/cli/backup.ts", env, work.dir, target === undefined ? [] : [target]);
+  work.track(child);
   return child;
 }
 
 describe("npm run backup", () => {
   it("copies the store while patches are written, holding every patch acknowledged before it began", async () => {
-    const env = { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(dir, "service.db")}`, LOG_LEVEL: "warn" };
-    const server = startProcess("src/server.ts", { ...env, LOG_LEVEL: "info" }, dir);
-    processes.push(server);
+    const env = { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(work.dir, "service.db")}`, LOG_LEVEL: "warn" };
+    const server = startProcess("src/server.ts", { ...env, LOG_LEVEL: "info" }, work.dir);
+    work.track(server);
     const address = String((await server.waitForLine((line) => line.msg.startsWith("listening on "), STARTUP_MS)).address);
     const created = await fetch(`${address}/api/v1/documents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "Log", content: "start" }) });
     expect(created.status).toBe(201);
@@ -69,7 +58,7 @@ describe("npm run backup", () => {
 
     await enough;
     const acknowledgedAtStart = version;
-    const target = join(dir, "backup.db");
+    const target = join(work.dir, "backup.db");
     const run = backupProcess(env, target);
     const exit = await run.waitForExit(STARTUP_MS);
     stop = true;
@@ -83,8 +72,8 @@ describe("npm run backup", () => {
 
     // The sqlite3 tool's own online backup works beside the running service too (where it is installed).
     if (existsSync(SQLITE3)) {
-      const external = join(dir, "external.db");
-      execFileSync(SQLITE3, [join(dir, "service.db"), `.backup ${external}`], { timeout: 10_000 });
+      const external = join(work.dir, "external.db");
+      execFileSync(SQLITE3, [join(work.dir, "service.db"), `.backup ${external}`], { timeout: 10_000 });
       expect(execFileSync(SQLITE3, [external, "SELECT count(*) FROM documents"], { encoding: "utf8" }).trim()).toBe("1");
     }
 
@@ -102,10 +91,10 @@ describe("npm run backup", () => {
   });
 
   it("refuses a PostgreSQL store, pointing to pg_dump, and a missing file argument", async () => {
-    const postgres = backupProcess({ SERVICE_STORAGE_URL: "postgres://folio@127.0.0.1:1/folio" }, join(dir, "b.db"));
+    const postgres = backupProcess({ SERVICE_STORAGE_URL: "postgres://folio@127.0.0.1:1/folio" }, join(work.dir, "b.db"));
     expect(await postgres.waitForExit(STARTUP_MS)).toEqual({ code: 2, signal: null });
     expect(postgres.rawOutput()).toBe("the store is PostgreSQL: back it up with pg_dump (see docs/operations.md, Backups)\n");
-    const bare = backupProcess({ SERVICE_STORAGE_URL: `sqlite:${join(dir, "service.db")}` });
+    const bare = backupProcess({ SERVICE_STORAGE_URL: `sqlite:${join(work.dir, "service.db")}` });
     expect(await bare.waitForExit(STARTUP_MS)).toEqual({ code: 2, signal: null });
     expect(bare.rawOutput()).toBe("usage: npm run backup -- <file>\n");
   });

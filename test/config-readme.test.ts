@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { SETTINGS, variablesOf } from "../src/config-schema.js";
+import { SETTINGS, variablesOf } from "../src/config/schema.js";
 
 /** The README's configuration table: the first three cells (key, variables, default) of each row. */
 function readmeRows(): string[] {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, defaultConfig, environmentName, loadConfig, type Config } from "../src/config.js";
+import { ConfigError, defaultConfig, environmentName, loadConfig, type Config } from "../src/config/config.js";
 import { startProcess } from "./support/server-process.js";
 
 const BCRYPT_HASH = "$2b$04$D/CGBg6htt1f7tl970OFtulvBJl1h1I6qkkO7nKrmZGv1s6LofJii";

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { send } from "./support/held-request.js";
-import { REPO_ROOT, ensureBuilt, startCommand, startProcess, type LogLine, type ServerProcess } from "./support/server-process.js";
+import { REPO_ROOT, ensureBuilt, startCommand, startProcess, type LogLine, type ServerProcess, processesPerTest } from "./support/server-process.js";
 
 // A stop drains under any supervisor (README, "Stopping"): SIGTERM or SIGINT to the server, to
 // `npm start` (npm stays the server's parent and passes the signal on) or to the whole process
@@ -17,31 +15,20 @@ const TIMEOUT_MS = 20_000;
 
 type Target = "server" | "npm" | "group";
 
-let dir: string;
-const started: ServerProcess[] = [];
+const work = processesPerTest("folio-signals-", { emptyConfigFile: true });
 
 beforeAll(() => {
   ensureBuilt();
 }, 130_000);
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "folio-signals-"));
-  writeFileSync(join(dir, "empty.yaml"), "");
-});
-
-afterEach(() => {
-  for (const server of started.splice(0)) server.kill();
-  rmSync(dir, { recursive: true, force: true });
-});
-
 /** The server on its own (as a supervisor runs `node dist/server.js`), or under `npm start`; either leads its own process group. */
 function start(target: Target, round: number, extra: Record<string, string> = {}): ServerProcess {
-  const env = { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(dir, `round-${round}.db`)}`, LOG_LEVEL: "debug", ...extra };
+  const env = { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(work.dir, `round-${round}.db`)}`, LOG_LEVEL: "debug", ...extra };
   const server =
     target === "server"
-      ? startProcess("src/server.ts", env, dir, [], { ownGroup: true })
-      : startCommand("npm", ["start"], { ...env, HOME: dir, SERVICE_CONFIG_FILE: join(dir, "empty.yaml") }, REPO_ROOT, { ownGroup: true });
-  started.push(server);
+      ? startProcess("src/server.ts", env, work.dir, [], { ownGroup: true })
+      : startCommand("npm", ["start"], { ...env, HOME: work.dir, SERVICE_CONFIG_FILE: join(work.dir, "empty.yaml") }, REPO_ROOT, { ownGroup: true });
+  work.track(server);
   return server;
 }
 

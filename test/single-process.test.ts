@@ -1,12 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqliteStore } from "../src/storage/sqlite/sqlite-store.js";
 import { StorageInUseError } from "../src/storage/store.js";
-import { REPO_ROOT, startProcess, type ServerProcess } from "./support/server-process.js";
+import { REPO_ROOT, startProcess, type ServerProcess, processesPerTest } from "./support/server-process.js";
 
 // One process per SQLite file (docs/sqlite-single-process.md): each process has its own write
 // queue and caches, so a second one on the same file must be refused, while an online backup from
@@ -14,21 +13,11 @@ import { REPO_ROOT, startProcess, type ServerProcess } from "./support/server-pr
 
 const STARTUP_MS = 20_000;
 
-let dir: string;
-const servers: ServerProcess[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "folio-single-"));
-});
-
-afterEach(() => {
-  for (const server of servers.splice(0)) server.kill();
-  rmSync(dir, { recursive: true, force: true });
-});
+const work = processesPerTest("folio-single-");
 
 function start(path: string): ServerProcess {
-  const server = startProcess("src/server.ts", { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${path}`, LOG_LEVEL: "info" }, dir);
-  servers.push(server);
+  const server = startProcess("src/server.ts", { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${path}`, LOG_LEVEL: "info" }, work.dir);
+  work.track(server);
   return server;
 }
 
@@ -48,7 +37,7 @@ async function createDocument(address: URL, title: string): Promise<string> {
 
 describe("one process per SQLite file", () => {
   it("refuses a second process with one line naming the file; the first keeps serving, and an online backup works", async () => {
-    const path = join(dir, "service.db");
+    const path = join(work.dir, "service.db");
     const first = start(path);
     const address = await listening(first);
     const before = await createDocument(address, "Before");
@@ -63,7 +52,7 @@ describe("one process per SQLite file", () => {
     expect(read.status).toBe(200);
 
     // An online backup from another process while the service runs (what `sqlite3 FILE ".backup …"` does).
-    const copy = join(dir, "backup.db");
+    const copy = join(work.dir, "backup.db");
     const script = `import Database from "better-sqlite3"; const db = new Database(${JSON.stringify(path)}, { readonly: true }); await db.backup(${JSON.stringify(copy)}); db.close();`;
     execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: REPO_ROOT, timeout: STARTUP_MS });
     const backup = new BetterSqlite3(copy, { readonly: true });
@@ -79,7 +68,7 @@ describe("one process per SQLite file", () => {
   });
 
   it("lets the next process start at once after the holder was killed with SIGKILL", async () => {
-    const path = join(dir, "service.db");
+    const path = join(work.dir, "service.db");
     const first = start(path);
     await listening(first);
     first.child.kill("SIGKILL");
@@ -90,7 +79,7 @@ describe("one process per SQLite file", () => {
   });
 
   it("refuses a second store on the file within one process too, and frees the file on close", async () => {
-    const path = join(dir, "service.db");
+    const path = join(work.dir, "service.db");
     const store = SqliteStore.open(path);
     expect(() => SqliteStore.open(path)).toThrow(StorageInUseError);
     await store.close();
@@ -98,7 +87,7 @@ describe("one process per SQLite file", () => {
     const again = SqliteStore.open(path);
     await again.close();
     // The lock file is the only sidecar the lock adds.
-    expect(readdirSync(dir).sort()).toEqual(["service.db", "service.db.lock"]);
+    expect(readdirSync(work.dir).sort()).toEqual(["service.db", "service.db.lock"]);
     // :memory: needs no lock: any number of in-memory stores live side by side.
     const memories = [SqliteStore.open(":memory:"), SqliteStore.open(":memory:")];
     await Promise.all(memories.map((memory) => memory.close()));

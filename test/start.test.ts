@@ -1,10 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { REPO_ROOT, ensureBuilt, startCommand, type ServerProcess } from "./support/server-process.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, ensureBuilt, startCommand, type ServerProcess, processesPerTest } from "./support/server-process.js";
 
 // `npm start` as an operator and a supervisor use it: the build happened at install (`prepare`),
 // the start only starts, SIGTERM to the npm process reaches the server, and several instances can
@@ -12,22 +11,11 @@ import { REPO_ROOT, ensureBuilt, startCommand, type ServerProcess } from "./supp
 
 const TIMEOUT_MS = 20_000;
 
-let dir: string;
-const processes: ServerProcess[] = [];
+const work = processesPerTest("folio-start-", { emptyConfigFile: true });
 
 beforeAll(() => {
   ensureBuilt();
 }, 130_000);
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "folio-start-"));
-  writeFileSync(join(dir, "empty.yaml"), "");
-});
-
-afterEach(() => {
-  for (const started of processes.splice(0)) started.kill();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 /**
  * `npm <args>` in `cwd` with only the given environment (a service.yaml of the checkout does not leak
@@ -35,13 +23,13 @@ afterEach(() => {
  * (SIGKILL to npm alone would leave it running).
  */
 function npm(args: string[], env: Record<string, string>, cwd = REPO_ROOT): ServerProcess {
-  const started = startCommand("npm", args, { HOME: dir, SERVICE_CONFIG_FILE: join(dir, "empty.yaml"), ...env }, cwd, { ownGroup: true });
-  processes.push(started);
+  const started = startCommand("npm", args, { HOME: work.dir, SERVICE_CONFIG_FILE: join(work.dir, "empty.yaml"), ...env }, cwd, { ownGroup: true });
+  work.track(started);
   return started;
 }
 
 function npmStart(name: string): ServerProcess {
-  return npm(["start"], { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(dir, `${name}.db`)}` });
+  return npm(["start"], { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(work.dir, `${name}.db`)}` });
 }
 
 const isListening = (line: { msg: string }) => line.msg.startsWith("listening on ");
@@ -88,7 +76,7 @@ describe("npm start", () => {
   });
 
   it("says in one line what to run when there is no build", async () => {
-    const bare = join(dir, "checkout");
+    const bare = join(work.dir, "checkout");
     for (const entry of ["package.json", ".npmrc", "scripts"]) cpSync(join(REPO_ROOT, entry), join(bare, entry), { recursive: true });
 
     const started = npm(["start"], {}, bare);
@@ -102,7 +90,7 @@ describe("npm run hash-password", () => {
   it("prints only the hash, so $(npm run hash-password) captures exactly it", async () => {
     const result = spawnSync("npm", ["run", "hash-password"], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: dir },
+      env: { PATH: process.env.PATH ?? "", HOME: work.dir },
       input: "s3cret\n",
       encoding: "utf8",
       timeout: TIMEOUT_MS,

@@ -18,11 +18,9 @@ export const Int64 = (options: IntegerOptions = {}) => Type.Integer({ format: "i
 export const Int32 = (options: IntegerOptions = {}) => Type.Integer({ format: "int32", minimum: 0, maximum: INT32_MAX, ...options });
 
 /**
- * A UUID is only its canonical 8-4-4-4-12 hex form, in either case. The `uuid` format of
- * ajv-formats also takes a `urn:uuid:` prefix, which no store can use as a key: the service's
- * validator replaces that format with this pattern (src/http/validator.ts), so a schema says
- * `format: "uuid"` and means exactly this.
+ * A UUID is only its canonical 8-4-4-4-12 hex form, in either case (`UUID_PATTERN` in
+ * src/core/uuid.ts). The `uuid` format of ajv-formats also takes a `urn:uuid:` prefix, which no
+ * store can use as a key: the service's validator replaces that format with this pattern
+ * (src/http/validator.ts), so a schema says `format: "uuid"` and means exactly this.
  */
-export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 export const Uuid = (options: StringOptions = {}) => Type.String({ format: "uuid", ...options });

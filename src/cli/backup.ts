@@ -1,7 +1,7 @@
 // `npm run backup -- <file>`: an online, consistent copy of the configured SQLite store, taken
 // while the service runs (see docs/operations.md, "Backups"). The configuration is read as the server reads it.
 import { resolve } from "node:path";
-import { ConfigError, loadConfig } from "../config.js";
+import { ConfigError, loadConfig } from "../config/config.js";
 import { backupSqlite } from "../storage/sqlite/sqlite-backup.js";
 import { parseStorageUrl } from "../storage/storage-url.js";
 

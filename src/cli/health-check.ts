@@ -2,7 +2,7 @@
 // address the server listens on, read from the same configuration (environment and service.yaml),
 // so that a changed SERVER_PORT moves the check with it. Exit 0 when ready, 1 otherwise, which is
 // what Docker and Podman expect; the one line printed lands in `inspect`'s health log.
-import { ConfigError, loadConfig } from "../config.js";
+import { ConfigError, loadConfig } from "../config/config.js";
 
 /** Below the image's `--timeout`, so that a hung answer is reported here rather than killed. */
 const TIMEOUT_MS = 8_000;

@@ -1,6 +1,6 @@
 import rateLimit, { type CreateRateLimitOptions } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Config } from "../config.js";
+import type { Config } from "../config/config.js";
 import { sendProblem } from "./problem-details.js";
 
 /**

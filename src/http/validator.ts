@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type { FastifySchema, FastifySchemaCompiler } from "fastify";
-import { UUID_PATTERN } from "../api/scalars.js";
+import { UUID_PATTERN } from "../core/uuid.js";
 
 // Bodies are taken as sent: a number where a string belongs is a 400, never silently converted.
 // Path, query and header values arrive as text and are converted to the declared types.

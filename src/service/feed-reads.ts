@@ -3,7 +3,7 @@ import type { ChangeHub } from "./change-hub.js";
 import type { Clock } from "./clock.js";
 import type { HistoryPolicy } from "./history-policy.js";
 
-/**
+/*
  * When does a poll read the store? Answered here, for the whole feed:
  *
  * - Never, when a diff computed for the newest version noticed (or the head just read) and the same

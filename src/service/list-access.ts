@@ -1,6 +1,6 @@
 import bcrypt from "bcryptjs";
 import { verify as verifyArgon2 } from "@node-rs/argon2";
-import type { Config } from "../config.js";
+import type { Config } from "../config/config.js";
 import type { Store } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import type { ServiceEvents } from "./observer.js";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
+import type { Static } from "@sinclair/typebox";
+import type { ContentPatchRequest } from "../api/content.js";
 import { composeChain, composeOps } from "../core/compose-ops.js";
-import type { LineOperation } from "../core/line-operation.js";
 import { joinLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
@@ -16,16 +17,8 @@ import type { PatchResult, ServiceEvents } from "./observer.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
 
-/** A content patch as the client sends it (already shape-checked by the HTTP schema). */
-export interface ContentPatch {
-  baseVersion: number;
-  checksum: string;
-  clientId: string;
-  seq: number;
-  displayName?: string;
-  milestone?: boolean;
-  ops: LineOperation[];
-}
+/** A content patch as the client sends it: the request schema's type (the body is already shape-checked by it). */
+export type ContentPatch = Static<typeof ContentPatchRequest>;
 
 /** The outcome of a patch: accepted (a new version, or the stored result of a repeat) or a true conflict. */
 export type PatchOutcome =

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Sha256Hex } from "../core/checksum.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/config.js";
 import type { Store } from "../storage/store.js";
 import { ChangeFeed } from "./change-feed.js";
 import { ChangeHub } from "./change-hub.js";
@@ -46,8 +46,9 @@ export interface Services {
 }
 
 /**
- * The composition root of the service: the one place that builds the history policy, the head
- * cache, the writer and the text reads, and hands each use case the ones it needs.
+ * The use cases' part of the wiring, called by the composition root (src/composition.ts; a test may
+ * call it for a second set of use cases on one store): the one place that builds the history
+ * policy, the head cache, the writer and the text reads, and hands each use case the ones it needs.
  */
 export function createServices(deps: { config: Config; store: Store; clock: Clock; onError?: (error: unknown) => void }): Services {
   const { config, store, clock } = deps;

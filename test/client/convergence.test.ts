@@ -1,18 +1,12 @@
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { runConvergence, seeded } from "../support/convergence.js";
-import { serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { servedAppPerTest } from "../support/app-per-test.js";
 import { runWordConvergence } from "../support/word-convergence.js";
 
 // The seeded convergence scenarios of the client on one service (test/support/convergence.ts and
 // word-convergence.ts); FOLIO_SEED replays a run.
 
-let s: ServedApp;
-beforeEach(async () => {
-  s = await serveTestApp();
-});
-afterEach(async () => {
-  await s.close();
-});
+const s = servedAppPerTest();
 
 it("converges four live documents typing words into the same three lines through a faulty network: every word once", { timeout: 30_000 }, async () => {
   await seeded(async (seed) => {

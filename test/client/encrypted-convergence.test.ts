@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { generateDocumentKey } from "../../src/client/index.js";
-import { serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { servedAppPerTest } from "../support/app-per-test.js";
 import { seeded } from "../support/convergence.js";
 import { FIRST_TEXT, runWordConvergence } from "../support/word-convergence.js";
 
@@ -8,13 +8,7 @@ import { FIRST_TEXT, runWordConvergence } from "../support/word-convergence.js";
 // words at once into one encrypted document; the service rebases and merges ciphertext lines only.
 // FOLIO_SEED replays a run.
 
-let s: ServedApp;
-beforeEach(async () => {
-  s = await serveTestApp();
-});
-afterEach(async () => {
-  await s.close();
-});
+const s = servedAppPerTest();
 
 it("converges three live encrypted documents typing at once through a faulty network, and the service never holds a plain word", { timeout: 40_000 }, async () => {
   await seeded(async (seed) => {

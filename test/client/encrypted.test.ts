@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   changeDocumentKey,
   createEncryptedDocument,
@@ -14,16 +14,11 @@ import {
   WrongKeyError,
   type PersistedPending,
 } from "../../src/client/index.js";
-import { converged, FAST, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { servedAppPerTest } from "../support/app-per-test.js";
+import { converged, FAST, openLive } from "../support/client-harness.js";
 import { until } from "../support/wait-until.js";
 
-let s: ServedApp;
-beforeEach(async () => {
-  s = await serveTestApp();
-});
-afterEach(async () => {
-  await s.close();
-});
+const s = servedAppPerTest();
 
 /** The document as the service holds it, read with plain HTTP. */
 async function stored(id: string): Promise<{ title: string; content: string; version: number }> {

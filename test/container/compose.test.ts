@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
-import { SETTINGS, variablesOf } from "../../src/config-schema.js";
+import { loadConfig } from "../../src/config/config.js";
+import { SETTINGS, variablesOf } from "../../src/config/schema.js";
 import { REPO_ROOT } from "../support/server-process.js";
 
 // compose.yaml cannot run here (no Docker engine, no registry for the postgres and nginx images), so

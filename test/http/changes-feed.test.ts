@@ -1,21 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { appPerTest } from "../support/app-per-test.js";
 import { UNKNOWN_ID, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 import { DOCUMENTS, FeedClient, IDLE_HUB, expectNoContent, expectStatus } from "../support/feed-client.js";
 
 // The answers of GET …/changes when something is new (or never can be): docs/interface.md#change-feed
 // (everything since `since`, the DELETED event, full content when compacted or since=0). Waiting is in changes-long-poll.test.ts.
 
-let t: TestApp;
+const t = appPerTest();
 let client: FeedClient;
 
-beforeEach(async () => {
-  t = await buildTestApp();
+beforeEach(() => {
   client = new FeedClient(t.app);
-});
-
-afterEach(async () => {
-  await t.close();
 });
 
 const sender = { clientId: "client-1", displayName: "Ann" };

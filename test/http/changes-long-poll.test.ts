@@ -147,24 +147,13 @@ describe("GET /documents/{documentId}/changes when the wait runs out", () => {
     return done;
   }
 
-  it("answers 204 with an empty body after wait=1 passes without a change, and leaves no timer", async () => {
-    await start();
+  it.each<[string, TestAppOptions | undefined, number]>([
+    ["answers 204 with an empty body after wait=1 passes without a change, and leaves no timer", undefined, 1],
+    ["clamps wait to max-wait-seconds: wait=100 with a clamp of 1 s answers 204 after a second", { config: (config) => (config.feed.maxWaitSeconds = 1) }, 100],
+  ])("%s", async (_name, options, wait) => {
+    await start(options);
     const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
-    const { poll } = await waiting(id, 1, 1);
-
-    t.clock.advance(999);
-    expect(await settled(poll)).toBe(false);
-    t.clock.advance(1);
-    expect(await settled(poll)).toBe(true);
-
-    expectNoContent(await poll);
-    expect(t.services.hub.stats()).toEqual(IDLE_HUB);
-  });
-
-  it("clamps wait to max-wait-seconds: wait=100 with a clamp of 1 s answers 204 after a second", async () => {
-    await start({ config: (config) => (config.feed.maxWaitSeconds = 1) });
-    const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
-    const { poll } = await waiting(id, 1, 100);
+    const { poll } = await waiting(id, 1, wait);
 
     t.clock.advance(999);
     expect(await settled(poll)).toBe(false);

@@ -1,5 +1,4 @@
 import { connect, type AddressInfo } from "node:net";
-import type { LightMyRequestResponse } from "fastify";
 import { Agent, fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChangeFeed } from "../../src/service/change-feed.js";
@@ -8,7 +7,7 @@ import { createServices, type Services } from "../../src/service/services.js";
 import { buildTestApp, freshTestStore, type TestApp } from "../support/test-app.js";
 import { checksum, createDocument, expectJson, expectProblem, JSON_TYPE, notFound, UNKNOWN_ID } from "../support/http-expect.js";
 import { countCalls } from "../support/count-calls.js";
-import { DOCUMENTS, FeedClient, IDLE_HUB, expectNoContent, expectStatus, untilWaiting } from "../support/feed-client.js";
+import { DOCUMENTS, FeedClient, IDLE_HUB, expectAbortedPollsLeaveHubIdle, expectNoContent, expectStatus, untilWaiting } from "../support/feed-client.js";
 import { waitUntil } from "../support/wait-until.js";
 
 // What waiting costs: many waiters on one commit, waiters sharing one read, and clients that go
@@ -349,19 +348,6 @@ describe("GET /documents/{documentId}/changes when the client goes away", () => 
   it("leaves no waiter and no timer behind when injected requests are aborted", async () => {
     const { app, client } = await started();
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
-    const controllers = Array.from({ length: 20 }, () => new AbortController());
-    const requests = controllers.map((controller) =>
-      client.changes(id, 1, 30, controller.signal).then(
-        (response: LightMyRequestResponse) => `answered ${response.statusCode}`,
-        (error: Error) => error.name,
-      ),
-    );
-    await untilWaiting(app.services.hub, 20);
-
-    for (const controller of controllers) controller.abort();
-
-    expect(await Promise.all(requests)).toEqual(Array.from({ length: 20 }, () => "AbortError"));
-    expect(await waitUntil(() => app.services.hub.stats().waiters === 0)).toBe(true);
-    expect(app.services.hub.stats()).toEqual(IDLE_HUB);
+    await expectAbortedPollsLeaveHubIdle(app.services.hub, 20, (signal) => client.changes(id, 1, 30, signal));
   });
 });

@@ -5,29 +5,11 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import { ManualClock } from "../support/manual-clock.js";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
-import {
-  checksumOf,
-  contentUrl,
-  expectAccepted,
-  expectProblem,
-  insert,
-  patchContent,
-  readDocument,
-  remove,
-  replace,
-  type PatchBody,
-} from "../support/content-patch.js";
+import { appPerTest } from "../support/app-per-test.js";
+import { buildTestApp } from "../support/test-app.js";
+import { checksumOf, contentUrl, expectAccepted, expectProblem, insert, patchContent, readDocument, remove, replace, type PatchBody } from "../support/content-patch.js";
 
-let t: TestApp;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-
-afterEach(async () => {
-  await t.close();
-});
+const t = appPerTest();
 
 const TEXT = "alpha\nbeta\ngamma";
 

@@ -1,31 +1,9 @@
 import { createDocument } from "../support/http-expect.js";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
-import {
-  DOCUMENTS,
-  checksumOf,
-  contentUrl,
-  expectAccepted,
-  expectConflict,
-  expectProblem,
-  insert,
-  patchContent,
-  readDocument,
-  readHistory,
-  remove,
-  replace,
-  type WireOp,
-} from "../support/content-patch.js";
+import { describe, expect, it } from "vitest";
+import { appPerTest } from "../support/app-per-test.js";
+import { DOCUMENTS, checksumOf, contentUrl, expectAccepted, expectConflict, expectProblem, insert, patchContent, readDocument, readHistory, remove, replace, type WireOp } from "../support/content-patch.js";
 
-let t: TestApp;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-
-afterEach(async () => {
-  await t.close();
-});
+const t = appPerTest();
 
 /** Eight distinct lines, "l0" to "l7". */
 const BASE = Array.from({ length: 8 }, (_, k) => `l${k}`);

@@ -1,31 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PROBLEM_TYPE, UNKNOWN_ID, createDocument } from "../support/http-expect.js";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
-import {
-  DOCUMENTS,
-  checksumOf,
-  contentUrl,
-  expectAccepted,
-  expectProblem,
-  insert,
-  patchContent,
-  readDocument,
-  readHistory,
-  remove,
-  replace,
-  type PatchBody,
-  type WireOp,
-} from "../support/content-patch.js";
+import { appPerTest } from "../support/app-per-test.js";
+import { buildTestApp } from "../support/test-app.js";
+import { DOCUMENTS, checksumOf, contentUrl, expectAccepted, expectProblem, insert, patchContent, readDocument, readHistory, remove, replace, type PatchBody, type WireOp } from "../support/content-patch.js";
 
-let t: TestApp;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-
-afterEach(async () => {
-  await t.close();
-});
+const t = appPerTest();
 
 const TEXT = "alpha\nbeta\ngamma";
 
@@ -462,10 +441,8 @@ describe("PATCH /documents/{documentId}/content: the document", () => {
 });
 
 describe("PATCH /documents/{documentId}/content: the size limit", () => {
-  beforeEach(async () => {
-    await t.close();
-    t = await buildTestApp({ config: (config) => (config.documents.maxContentBytes = 20) });
-  });
+  // Its own app, with a small limit (the file's default app is built too, as for every test).
+  const t = appPerTest({ config: (config) => (config.documents.maxContentBytes = 20) });
 
   it("answers 413 when the patched content would exceed max-content-bytes, and writes nothing", async () => {
     const id = (await createDocument(t.app, { title: "Notes", content: "0123456789" })).id;

@@ -1,30 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
-import {
-  DOCUMENTS,
-  JSON_TYPE,
-  T0,
-  UNKNOWN_ID,
-  UUID,
-  at,
-  createDocument,
-  expectJson,
-  expectProblem,
-  invalid,
-  notFound,
-} from "../support/http-expect.js";
+import { describe, expect, it } from "vitest";
+import { appPerTest } from "../support/app-per-test.js";
+import { DOCUMENTS, JSON_TYPE, T0, UNKNOWN_ID, UUID, at, contentTooLarge, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 
 const MAX_CONTENT_BYTES = 64;
 
-let t: TestApp;
-
-beforeEach(async () => {
-  t = await buildTestApp({ config: (config) => (config.documents.maxContentBytes = MAX_CONTENT_BYTES) });
-});
-
-afterEach(async () => {
-  await t.close();
-});
+const t = appPerTest({ config: (config) => (config.documents.maxContentBytes = MAX_CONTENT_BYTES) });
 
 describe("POST /documents", () => {
   it("creates a document at version 1 with a fresh UUID and the clock's time", async () => {
@@ -177,26 +157,14 @@ describe("POST /documents", () => {
   it("answers 413 for content one byte above max-content-bytes", async () => {
     const response = await t.app.inject({ method: "POST", url: DOCUMENTS, payload: { title: "T", content: "x".repeat(MAX_CONTENT_BYTES + 1) } });
 
-    expectProblem(response, {
-      status: 413,
-      code: "content-too-large",
-      title: "Content too large",
-      detail: "content is 65 bytes; the limit is 64",
-      instance: DOCUMENTS,
-    });
+    expectProblem(response, contentTooLarge("content is 65 bytes; the limit is 64", DOCUMENTS));
   });
 
   it("counts the content limit in UTF-8 bytes, not characters", async () => {
     // 33 characters of two bytes each: 66 bytes.
     const response = await t.app.inject({ method: "POST", url: DOCUMENTS, payload: { title: "T", content: "é".repeat(33) } });
 
-    expectProblem(response, {
-      status: 413,
-      code: "content-too-large",
-      title: "Content too large",
-      detail: "content is 66 bytes; the limit is 64",
-      instance: DOCUMENTS,
-    });
+    expectProblem(response, contentTooLarge("content is 66 bytes; the limit is 64", DOCUMENTS));
   });
 
   it("answers 400 for content with a lone surrogate", async () => {
@@ -214,13 +182,7 @@ describe("POST /documents", () => {
     // The body limit is twice max-content-bytes plus 64 KiB, to leave room for JSON escapes.
     const response = await t.app.inject({ method: "POST", url: DOCUMENTS, payload: { title: "T", content: "x".repeat(70_000) } });
 
-    expectProblem(response, {
-      status: 413,
-      code: "content-too-large",
-      title: "Content too large",
-      detail: "the request body is larger than the service accepts",
-      instance: DOCUMENTS,
-    });
+    expectProblem(response, contentTooLarge("the request body is larger than the service accepts", DOCUMENTS));
   });
 
   it("stores nothing when it refuses a request", async () => {
@@ -427,13 +389,7 @@ describe("PUT /documents/{documentId}", () => {
 
     const response = await t.app.inject({ method: "PUT", url, payload: { title: "Draft", content: "y".repeat(MAX_CONTENT_BYTES + 1) } });
 
-    expectProblem(response, {
-      status: 413,
-      code: "content-too-large",
-      title: "Content too large",
-      detail: "content is 65 bytes; the limit is 64",
-      instance: url,
-    });
+    expectProblem(response, contentTooLarge("content is 65 bytes; the limit is 64", url));
     expect((await t.app.inject({ method: "GET", url })).json<{ version: number }>().version).toBe(1);
   });
 });

@@ -1,30 +1,10 @@
 import type { LightMyRequestResponse } from "fastify";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
-import {
-  DOCUMENTS,
-  T0,
-  UNKNOWN_ID,
-  at,
-  checksum,
-  createDocument,
-  expectJson,
-  expectProblem,
-  invalid,
-  notFound,
-  type DocumentJson,
-} from "../support/http-expect.js";
+import { describe, expect, it } from "vitest";
+import { appPerTest } from "../support/app-per-test.js";
+import { DOCUMENTS, T0, UNKNOWN_ID, at, checksum, createDocument, expectJson, expectProblem, invalid, notFound, type DocumentJson } from "../support/http-expect.js";
 
 
-let t: TestApp;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-
-afterEach(async () => {
-  await t.close();
-});
+const t = appPerTest();
 
 const history = (id: string) => t.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}/history` });
 const put = (id: string, title: string, content: string) => t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title, content } });

@@ -1,17 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { describe, expect, it } from "vitest";
+import { appPerTest } from "../support/app-per-test.js";
 import { DOCUMENTS, T0, UNKNOWN_ID, at, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 
 
-let t: TestApp;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-
-afterEach(async () => {
-  await t.close();
-});
+const t = appPerTest();
 
 const rename = (id: string, body: unknown) => t.app.inject({ method: "PATCH", url: `${DOCUMENTS}/${id}/title`, payload: body as object });
 

@@ -3,22 +3,14 @@
  * a rollback is written, the current version becomes a milestone, as after a write pause. Runs on
  * SQLite and, in the "postgres" project, on PostgreSQL.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { describe, expect, it } from "vitest";
+import { appPerTest } from "../support/app-per-test.js";
 import { DOCUMENTS, T0, at, createDocument, expectJson, expectProblem, type DocumentJson } from "../support/http-expect.js";
 import { checksumOf, patchContent, readHistory, replace } from "../support/content-patch.js";
 
 const RETENTION_MS = 86_400_000;
 
-let t: TestApp;
-
-beforeEach(async () => {
-  t = await buildTestApp({ config: (config) => (config.history.retentionSeconds = RETENTION_MS / 1000) });
-});
-
-afterEach(async () => {
-  await t.close();
-});
+const t = appPerTest({ config: (config) => (config.history.retentionSeconds = RETENTION_MS / 1000) });
 
 const put = (id: string, body: { title: string; content: string; expectedVersion?: number }) => t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: body });
 const rollback = (id: string, version: number) => t.app.inject({ method: "POST", url: `${DOCUMENTS}/${id}/restore`, payload: { version } });

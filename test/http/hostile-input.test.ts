@@ -6,7 +6,7 @@ import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { hostileRequest, Random, sweepRequests, type Targets } from "../support/hostile-requests.js";
 import { sendRaw, type RawRequest, type RawResponse } from "../support/raw-http.js";
 import { buildTestApp, TEST_STORE_KIND, type TestApp } from "../support/test-app.js";
-import { checksum, createDocument, UNKNOWN_ID } from "../support/http-expect.js";
+import { PROBLEM_TYPE, checksum, createDocument, invalid, UNKNOWN_ID, type ExpectedProblem } from "../support/http-expect.js";
 import { insert, patchContent } from "../support/content-patch.js";
 import { OpenApiConformance, type OpenApiDocument } from "../support/openapi-conformance.js";
 
@@ -101,6 +101,15 @@ function fault(request: RawRequest, response: RawResponse): string | undefined {
   return undefined;
 }
 
+/** Asserts a raw answer's status, content type and exact problem body, as expectProblem does for an injected one. */
+function expectRawProblem(response: RawResponse, expected: ExpectedProblem): void {
+  expect({ status: response.status, type: response.headers["content-type"], body: JSON.parse(response.body.toString()) as unknown }).toEqual({
+    status: expected.status,
+    type: PROBLEM_TYPE,
+    body: { type: `urn:folio:problem:${expected.code}`, title: expected.title, status: expected.status, detail: expected.detail, instance: expected.instance },
+  });
+}
+
 function describeRequest(request: RawRequest): string {
   const headers = request.headers.map(([name, value]) => `${name}: ${typeof value === "string" ? value.slice(0, 60) : `<bytes ${value.toString("hex")}>`}`);
   const body = request.body === undefined ? "" : ` body ${request.body.length} bytes: ${JSON.stringify(request.body.subarray(0, 80).toString("latin1"))}`;
@@ -177,29 +186,9 @@ describe("the bounds of the interface", () => {
 
   it("answers an OPTIONS request that is no preflight, and a request Node cannot parse, with exact problems", async () => {
     const options = await sendRaw(port, { method: "OPTIONS", target: "/api/v1/info", headers: [] }, REQUEST_TIMEOUT_MS);
-    expect({ status: options.status, type: options.headers["content-type"], body: JSON.parse(options.body.toString()) as unknown }).toEqual({
-      status: 400,
-      type: "application/problem+json; charset=utf-8",
-      body: {
-        type: "urn:folio:problem:invalid-request",
-        title: "Invalid request",
-        status: 400,
-        detail: "OPTIONS is only a CORS preflight: it needs Origin and Access-Control-Request-Method",
-        instance: "/api/v1/info",
-      },
-    });
+    expectRawProblem(options, invalid("OPTIONS is only a CORS preflight: it needs Origin and Access-Control-Request-Method", "/api/v1/info"));
 
     const unparsable = await sendRaw(port, { method: "GET", target: "/api/v1/info?x=1", headers: [["Content-Length", "abc"]] }, REQUEST_TIMEOUT_MS);
-    expect({ status: unparsable.status, type: unparsable.headers["content-type"], body: JSON.parse(unparsable.body.toString()) as unknown }).toEqual({
-      status: 400,
-      type: "application/problem+json; charset=utf-8",
-      body: {
-        type: "urn:folio:problem:invalid-request",
-        title: "Invalid request",
-        status: 400,
-        detail: "the request is not valid HTTP (HPE_INVALID_CONTENT_LENGTH)",
-        instance: "/api/v1/info",
-      },
-    });
+    expectRawProblem(unparsable, invalid("the request is not valid HTTP (HPE_INVALID_CONTENT_LENGTH)", "/api/v1/info"));
   });
 });

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Config } from "../../src/config.js";
+import type { Config } from "../../src/config/config.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { DOCUMENTS, T0_MS, basicAuth, checksum, createDocument, expectProblemRetryAfter, type DocumentJson } from "../support/http-expect.js";
 

@@ -2,9 +2,8 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 import { createDocument, expectJson, expectProblem } from "../support/http-expect.js";
-import { FeedClient, IDLE_HUB, expectNoContent, expectStatus, untilWaiting } from "../support/feed-client.js";
+import { FeedClient, IDLE_HUB, expectAbortedPollsLeaveHubIdle, expectNoContent, expectStatus, untilWaiting } from "../support/feed-client.js";
 import { READ, ReadLinkClient, noReadLink } from "../support/read-link-client.js";
-import { waitUntil } from "../support/wait-until.js";
 
 // docs/sharing.md: GET /read/{readId}/changes is the document's own long poll, answer for answer:
 // a read waiter is one of the document's waiters (the same hub, reads, wake-ups and shutdown).
@@ -155,20 +154,7 @@ describe("GET /read/{readId}/changes waiting", () => {
 
   it("leaves no waiter behind when the clients go away", async () => {
     const { app, links, readId } = await started();
-    const controllers = Array.from({ length: 10 }, () => new AbortController());
-    const requests = controllers.map((controller) =>
-      links.changes(readId, 1, 30, controller.signal).then(
-        (response) => `answered ${response.statusCode}`,
-        (error: Error) => error.name,
-      ),
-    );
-    await untilWaiting(app.services.hub, 10);
-
-    for (const controller of controllers) controller.abort();
-
-    expect(await Promise.all(requests)).toEqual(Array.from({ length: 10 }, () => "AbortError"));
-    expect(await waitUntil(() => app.services.hub.stats().waiters === 0)).toBe(true);
-    expect(app.services.hub.stats()).toEqual(IDLE_HUB);
+    await expectAbortedPollsLeaveHubIdle(app.services.hub, 10, (signal) => links.changes(readId, 1, 30, signal));
   });
 
   it("answers every read waiter with 204 at once when the app shuts down", async () => {

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { appPerTest } from "../support/app-per-test.js";
 import { DOCUMENTS, T0, UNKNOWN_ID, at, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 import { FeedClient, expectNoContent } from "../support/feed-client.js";
 import { READ, ReadLinkClient, noLinkOf, noReadLink, readLinkOfDeleted, visible } from "../support/read-link-client.js";
@@ -7,18 +7,13 @@ import { READ, ReadLinkClient, noLinkOf, noReadLink, readLinkOfDeleted, visible 
 // docs/sharing.md: a document's read-only link, made, rotated and revoked by the document's id and
 // read by its own. Runs on SQLite and (project "postgres") on PostgreSQL.
 
-let t: TestApp;
+const t = appPerTest();
 let links: ReadLinkClient;
 let docs: FeedClient;
 
-beforeEach(async () => {
-  t = await buildTestApp();
+beforeEach(() => {
   links = new ReadLinkClient(t.app);
   docs = new FeedClient(t.app);
-});
-
-afterEach(async () => {
-  await t.close();
 });
 
 describe("POST /documents/{documentId}/read-link", () => {

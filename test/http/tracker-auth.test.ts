@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { JSON_TYPE, PROBLEM_TYPE, startTrackerHarness, type TrackerHarness, expectTrackerProblem } from "../support/tracker-harness.js";
+import { JSON_TYPE, startTrackerHarness, type TrackerHarness, expectTrackerProblem } from "../support/tracker-harness.js";
 
 const AUTH = "/api/v1/tracker/auth";
 
@@ -57,15 +57,7 @@ describe("POST /tracker/auth", () => {
 
     const response = await login("alice", "wrong");
 
-    expect(response.statusCode).toBe(400);
-    expect(response.headers["content-type"]).toBe(PROBLEM_TYPE);
-    expect(response.json()).toEqual({
-      type: "urn:folio:problem:tracker-credentials-rejected",
-      title: "Tracker credentials rejected",
-      status: 400,
-      detail: "the tracker rejected the login: No active account found with the given credentials",
-      instance: AUTH,
-    });
+    expectTrackerProblem(response, { code: "tracker-credentials-rejected", detail: "the tracker rejected the login: No active account found with the given credentials", instance: AUTH });
   });
 
   it("answers 400 credentials rejected when an older Taiga rejects them with 400", async () => {
@@ -143,9 +135,7 @@ describe("POST /tracker/auth", () => {
 
     const response = await harness.app.inject({ method: "POST", url: AUTH, payload });
 
-    expect(response.statusCode).toBe(400);
-    expect(response.headers["content-type"]).toBe(PROBLEM_TYPE);
-    expect(response.json()).toEqual({ type: "urn:folio:problem:invalid-request", title: "Invalid request", status: 400, detail, instance: AUTH });
+    expectTrackerProblem(response, { code: "invalid-request", detail, instance: AUTH });
     expect(fake.requests).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { InjectOptions } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness, expectTrackerProblem } from "../support/tracker-harness.js";
+import { seedWorld, startTrackerHarness, type TrackerHarness, expectTrackerProblem } from "../support/tracker-harness.js";
 
 /** One valid request per route, without the token header. */
 const ROUTES: (InjectOptions & { url: string; token: boolean })[] = [
@@ -41,15 +41,7 @@ describe("tracker errors", () => {
 
         const response = await inject(harness, route, { "x-tracker-token": "t" });
 
-        expect(response.statusCode).toBe(503);
-        expect(response.headers["content-type"]).toBe(PROBLEM_TYPE);
-        expect(response.json()).toEqual({
-          type: "urn:folio:problem:tracker-not-configured",
-          title: "No tracker configured",
-          status: 503,
-          detail: "no ticket tracker is configured on this service",
-          instance: route.url.split("?")[0],
-        });
+        expectTrackerProblem(response, { code: "tracker-not-configured", detail: "no ticket tracker is configured on this service", instance: route.url.replace(/\?.*/, "") });
       },
     );
 
@@ -70,15 +62,7 @@ describe("tracker errors", () => {
 
         const response = await inject(harness, route);
 
-        expect(response.statusCode).toBe(401);
-        expect(response.headers["content-type"]).toBe(PROBLEM_TYPE);
-        expect(response.json()).toEqual({
-          type: "urn:folio:problem:tracker-token-required",
-          title: "Tracker token missing or expired",
-          status: 401,
-          detail: "send the tracker token from POST /tracker/auth in the X-Tracker-Token header",
-          instance: route.url.split("?")[0],
-        });
+        expectTrackerProblem(response, { code: "tracker-token-required", detail: "send the tracker token from POST /tracker/auth in the X-Tracker-Token header", instance: route.url.replace(/\?.*/, "") });
         expect(harness.fake.requests).toEqual([]);
       },
     );
@@ -104,14 +88,7 @@ describe("tracker errors", () => {
         headers: { "x-tracker-token": "t".repeat(513) },
       });
 
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({
-        type: "urn:folio:problem:invalid-request",
-        title: "Invalid request",
-        status: 400,
-        detail: "the X-Tracker-Token header is longer than 512 characters",
-        instance: "/api/v1/tracker/userstories",
-      });
+      expectTrackerProblem(response, { code: "invalid-request", detail: "the X-Tracker-Token header is longer than 512 characters", instance: "/api/v1/tracker/userstories" });
       expect(harness.fake.requests).toEqual([]);
     });
 
@@ -221,16 +198,8 @@ describe("tracker errors", () => {
 
       const response = await get("/api/v1/tracker/userstory-statuses?slug=alice-folio");
 
-      expect(response.statusCode).toBe(429);
       expect(response.headers["retry-after"]).toBe("42");
-      expect(response.headers["content-type"]).toBe(PROBLEM_TYPE);
-      expect(response.json()).toEqual({
-        type: "urn:folio:problem:tracker-rejected",
-        title: "Rejected by the tracker",
-        status: 429,
-        detail: "Request was throttled.Expected available in 42 seconds.",
-        instance: "/api/v1/tracker/userstory-statuses",
-      });
+      expectTrackerProblem(response, { code: "tracker-rejected", detail: "Request was throttled.Expected available in 42 seconds.", instance: "/api/v1/tracker/userstory-statuses", status: 429 });
     });
 
     it("takes a plain Retry-After when a proxy in front of Taiga throttles", async () => {
@@ -249,14 +218,7 @@ describe("tracker errors", () => {
 
       const response = await get("/api/v1/tracker/userstories/1?slug=alice-folio");
 
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({
-        type: "urn:folio:problem:tracker-token-required",
-        title: "Tracker token missing or expired",
-        status: 401,
-        detail: "Given token not valid for any token type",
-        instance: "/api/v1/tracker/userstories/1",
-      });
+      expectTrackerProblem(response, { code: "tracker-token-required", detail: "Given token not valid for any token type", instance: "/api/v1/tracker/userstories/1" });
     });
 
     it("passes a bare JSON string body on as the detail", async () => {

@@ -1,50 +1,44 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ticketBody } from "../../src/demo/fake-taiga-bodies.js";
-import { JSON_TYPE, PROBLEM_TYPE, seedWorld, startTrackerHarness, type TrackerHarness, type TrackerWorld, expectTrackerProblem } from "../support/tracker-harness.js";
+import { JSON_TYPE, expectTrackerProblem, trackerWorldPerTest } from "../support/tracker-harness.js";
 
 describe("tracker reads", () => {
-  let harness: TrackerHarness;
-  let world: TrackerWorld;
-  beforeEach(async () => {
-    harness = await startTrackerHarness();
-    world = seedWorld(harness.fake);
-  });
-  afterEach(async () => harness.close());
+  const t = trackerWorldPerTest();
 
   const get = (url: string, query: Record<string, string> = {}) =>
-    harness.app.inject({ method: "GET", url, query, headers: { "x-tracker-token": world.token } });
+    t.app.inject({ method: "GET", url, query, headers: { "x-tracker-token": t.world.token } });
 
   function expectUpstreamBasics() {
-    for (const request of harness.fake.requests) {
+    for (const request of t.fake.requests) {
       expect(request.method).toBe("GET");
-      expect(request.headers.authorization).toBe(`Bearer ${world.token}`);
+      expect(request.headers.authorization).toBe(`Bearer ${t.world.token}`);
       expect(request.headers.accept).toBe("application/json");
     }
   }
 
   describe("GET /tracker/projects", () => {
     it("lists the member's projects, every page at once", async () => {
-      const { fake } = harness;
-      for (let i = 0; i < 34; i += 1) fake.addProject({ name: `Extra ${String(i).padStart(2, "0")}`, slug: `extra-${i}`, members: [world.alice] });
+      const { fake } = t;
+      for (let i = 0; i < 34; i += 1) fake.addProject({ name: `Extra ${String(i).padStart(2, "0")}`, slug: `extra-${i}`, members: [t.world.alice] });
 
-      const response = await get("/api/v1/tracker/projects", { member: String(world.alice.id) });
+      const response = await get("/api/v1/tracker/projects", { member: String(t.world.alice.id) });
 
       expect(response.statusCode).toBe(200);
       expect(response.headers["content-type"]).toBe(JSON_TYPE);
       const projects = response.json<{ id: number; name: string; slug: string }[]>();
       expect(projects).toHaveLength(35);
-      expect(projects[34]).toEqual({ id: world.project.id, name: "Folio", slug: "alice-folio" });
+      expect(projects[34]).toEqual({ id: t.world.project.id, name: "Folio", slug: "alice-folio" });
       expect(projects.map((project) => project.slug)).not.toContain("bob-secret");
       expect(fake.requests).toHaveLength(1);
-      expect(fake.requests[0]).toMatchObject({ path: "/api/v1/projects", query: { member: String(world.alice.id) } });
+      expect(fake.requests[0]).toMatchObject({ path: "/api/v1/projects", query: { member: String(t.world.alice.id) } });
       expect(fake.requests[0]!.headers["x-disable-pagination"]).toBe("True");
       expectUpstreamBasics();
     });
 
     it("is backed by a fake that paginates by 30 when the header is missing, as Taiga does", async () => {
-      for (let i = 0; i < 34; i += 1) harness.fake.addProject({ name: `Extra ${i}`, slug: `extra-${i}`, members: [world.alice] });
+      for (let i = 0; i < 34; i += 1) t.fake.addProject({ name: `Extra ${i}`, slug: `extra-${i}`, members: [t.world.alice] });
 
-      const response = await fetch(`${harness.fake.apiUrl}/projects?member=${world.alice.id}`, { headers: { authorization: `Bearer ${world.token}` } });
+      const response = await fetch(`${t.fake.apiUrl}/projects?member=${t.world.alice.id}`, { headers: { authorization: `Bearer ${t.world.token}` } });
 
       expect(((await response.json()) as unknown[]).length).toBe(30);
       expect(response.headers.get("x-pagination-count")).toBe("35");
@@ -58,7 +52,7 @@ describe("tracker reads", () => {
       const response = await get("/api/v1/tracker/projects", query);
 
       expectTrackerProblem(response, { code: "invalid-request", detail, instance: "/api/v1/tracker/projects" });
-      expect(harness.fake.requests).toEqual([]);
+      expect(t.fake.requests).toEqual([]);
     });
   });
 
@@ -69,7 +63,7 @@ describe("tracker reads", () => {
       expect(response.statusCode).toBe(200);
       expect(response.headers["content-type"]).toBe(JSON_TYPE);
       expect(response.json()).toEqual({
-        id: world.story.id,
+        id: t.world.story.id,
         ref: 1,
         subject: "Login page",
         status: "In progress",
@@ -77,10 +71,10 @@ describe("tracker reads", () => {
         assignee: "bob",
         version: 1,
       });
-      const [bySlug, byRef] = harness.fake.requests;
-      expect(harness.fake.requests).toHaveLength(2);
+      const [bySlug, byRef] = t.fake.requests;
+      expect(t.fake.requests).toHaveLength(2);
       expect(bySlug).toMatchObject({ path: "/api/v1/projects/by_slug", query: { slug: "alice-folio" } });
-      expect(byRef).toMatchObject({ path: "/api/v1/userstories/by_ref", query: { project: String(world.project.id), ref: "1" } });
+      expect(byRef).toMatchObject({ path: "/api/v1/userstories/by_ref", query: { project: String(t.world.project.id), ref: "1" } });
       expect(bySlug!.headers["x-disable-pagination"]).toBeUndefined();
       expectUpstreamBasics();
     });
@@ -88,8 +82,8 @@ describe("tracker reads", () => {
     it("reuses kept-alive upstream connections from one request to the next", async () => {
       for (let i = 0; i < 5; i += 1) expect((await get("/api/v1/tracker/userstories/1", { slug: "alice-folio" })).statusCode).toBe(200);
 
-      const ports = new Set(harness.fake.requests.map((request) => request.remotePort));
-      expect(harness.fake.requests).toHaveLength(10);
+      const ports = new Set(t.fake.requests.map((request) => request.remotePort));
+      expect(t.fake.requests).toHaveLength(10);
       expect(ports.size).toBeLessThanOrEqual(2);
     });
 
@@ -97,14 +91,14 @@ describe("tracker reads", () => {
       const response = await get("/api/v1/tracker/tasks/2", { slug: "alice-folio" });
 
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toEqual({ id: world.task.id, ref: 2, subject: "Write the form", status: "New", statusClosed: false, version: 1 });
-      expect(harness.fake.requests[1]).toMatchObject({ path: "/api/v1/tasks/by_ref", query: { project: String(world.project.id), ref: "2" } });
+      expect(response.json()).toEqual({ id: t.world.task.id, ref: 2, subject: "Write the form", status: "New", statusClosed: false, version: 1 });
+      expect(t.fake.requests[1]).toMatchObject({ path: "/api/v1/tasks/by_ref", query: { project: String(t.world.project.id), ref: "2" } });
     });
 
     it("takes statusClosed from the status, not from the story's own is_closed", async () => {
-      const { fake } = harness;
-      const story = fake.addStory({ project: world.project, subject: "Done but open tasks", status: world.done });
-      fake.addTask({ project: world.project, subject: "open", userStory: story });
+      const { fake } = t;
+      const story = fake.addStory({ project: t.world.project, subject: "Done but open tasks", status: t.world.done });
+      fake.addTask({ project: t.world.project, subject: "open", userStory: story });
 
       const response = await get(`/api/v1/tracker/userstories/${story.ref}`, { slug: "alice-folio" });
 
@@ -115,15 +109,7 @@ describe("tracker reads", () => {
     it("passes on Taiga's 404 when the ref belongs to a task, not a story", async () => {
       const response = await get("/api/v1/tracker/userstories/2", { slug: "alice-folio" });
 
-      expect(response.statusCode).toBe(404);
-      expect(response.headers["content-type"]).toBe(PROBLEM_TYPE);
-      expect(response.json()).toEqual({
-        type: "urn:folio:problem:tracker-rejected",
-        title: "Rejected by the tracker",
-        status: 404,
-        detail: "No UserStory matches the given query.",
-        instance: "/api/v1/tracker/userstories/2",
-      });
+      expectTrackerProblem(response, { code: "tracker-rejected", detail: "No UserStory matches the given query.", instance: "/api/v1/tracker/userstories/2", status: 404 });
     });
 
     it.each(["no-such-project", "bob-secret"])("answers 404 for the project %s that is unknown or hidden", async (slug) => {
@@ -135,19 +121,19 @@ describe("tracker reads", () => {
         detail: "the tracker has no project with this slug, or it is hidden from this user",
         instance: "/api/v1/tracker/tasks/2",
       });
-      expect(harness.fake.requests).toHaveLength(1);
+      expect(t.fake.requests).toHaveLength(1);
     });
 
     it("sends a slug with &, / and ? as one URL-encoded query value", async () => {
       const slug = "we&you/them?x=1";
-      const project = harness.fake.addProject({ name: "Odd", slug, members: [world.alice] });
-      harness.fake.addStory({ project, subject: "Odd story" });
+      const project = t.fake.addProject({ name: "Odd", slug, members: [t.world.alice] });
+      t.fake.addStory({ project, subject: "Odd story" });
 
       const response = await get("/api/v1/tracker/userstories/1", { slug });
 
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({ ref: 1, subject: "Odd story" });
-      const [bySlug] = harness.fake.requests;
+      const [bySlug] = t.fake.requests;
       expect(bySlug!.path).toBe("/api/v1/projects/by_slug");
       expect(bySlug!.search).toBe("slug=we%26you%2Fthem%3Fx%3D1");
       expect(bySlug!.query).toEqual({ slug });
@@ -162,13 +148,13 @@ describe("tracker reads", () => {
       const response = await get(url, query);
 
       expectTrackerProblem(response, { code: "invalid-request", detail, instance: url });
-      expect(harness.fake.requests).toEqual([]);
+      expect(t.fake.requests).toEqual([]);
     });
   });
 
   describe("GET /tracker/userstory-statuses and /tracker/task-statuses", () => {
     it("lists the story columns of the project, every page at once", async () => {
-      const [fresh, inProgress, done] = world.project.statuses.userstories;
+      const [fresh, inProgress, done] = t.world.project.statuses.userstories;
 
       const response = await get("/api/v1/tracker/userstory-statuses", { slug: "alice-folio" });
 
@@ -179,8 +165,8 @@ describe("tracker reads", () => {
         { id: inProgress!.id, name: "In progress", closed: false },
         { id: done!.id, name: "Done", closed: true },
       ]);
-      const [, list] = harness.fake.requests;
-      expect(list).toMatchObject({ path: "/api/v1/userstory-statuses", query: { project: String(world.project.id) } });
+      const [, list] = t.fake.requests;
+      expect(list).toMatchObject({ path: "/api/v1/userstory-statuses", query: { project: String(t.world.project.id) } });
       expect(list!.headers["x-disable-pagination"]).toBe("True");
       expectUpstreamBasics();
     });
@@ -188,15 +174,15 @@ describe("tracker reads", () => {
     it("lists the task columns of the project", async () => {
       const response = await get("/api/v1/tracker/task-statuses", { slug: "alice-folio" });
 
-      expect(response.json()).toEqual(world.project.statuses.tasks.map((status) => ({ id: status.id, name: status.name, closed: status.isClosed })));
-      expect(harness.fake.requests[1]).toMatchObject({ path: "/api/v1/task-statuses", query: { project: String(world.project.id) } });
+      expect(response.json()).toEqual(t.world.project.statuses.tasks.map((status) => ({ id: status.id, name: status.name, closed: status.isClosed })));
+      expect(t.fake.requests[1]).toMatchObject({ path: "/api/v1/task-statuses", query: { project: String(t.world.project.id) } });
     });
 
     it("answers 404 for an unknown project", async () => {
       const response = await get("/api/v1/tracker/task-statuses", { slug: "nope" });
 
       expect(response.statusCode).toBe(404);
-      expect(harness.fake.requests).toHaveLength(1);
+      expect(t.fake.requests).toHaveLength(1);
     });
   });
 });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { Agent, fetch } from "undici";
-import type { Config } from "../../src/config.js";
+import type { Config } from "../../src/config/config.js";
 import { compose } from "../../src/composition.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Services } from "../../src/service/services.js";

@@ -1,5 +1,5 @@
 import { createHash, randomInt } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { applyOps } from "../../src/core/apply-ops.js";
 import { composeChain } from "../../src/core/compose-ops.js";
 import type { NormalizedOp } from "../../src/core/normalized-op.js";
@@ -9,7 +9,7 @@ import { toLineOperation } from "../../src/core/normalized-op.js";
 import { rebuildAfterPatch } from "../../src/core/rebuild-rule.js";
 import type { PatchOutcome } from "../../src/service/patch-content.js";
 import { prng } from "../support/prng.js";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { appPerTest } from "../support/app-per-test.js";
 
 const SEED = process.env.FOLIO_SEED ? Number(process.env.FOLIO_SEED) : randomInt(2 ** 31);
 
@@ -92,13 +92,7 @@ describe(`BaseWindow (seed ${SEED}, replay with FOLIO_SEED=${SEED})`, () => {
 });
 
 describe(`authors whose bases all differ, through the patch pipeline (seed ${SEED}, replay with FOLIO_SEED=${SEED})`, () => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await buildTestApp();
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = appPerTest();
 
   it("answer every patch with ops since its base that rebuild the text of its version, and every repeat with the same answer", async () => {
     const random = prng(SEED);

@@ -1,11 +1,11 @@
 import { createHash, randomInt } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { joinLines, splitLines } from "../../src/core/lines.js";
 import { toLineOperation, type NormalizedOp } from "../../src/core/normalized-op.js";
 import { rebuildAfterPatch } from "../../src/core/rebuild-rule.js";
 import { prng } from "../support/prng.js";
 import type { PatchOutcome } from "../../src/service/patch-content.js";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { appPerTest } from "../support/app-per-test.js";
 
 // Patches on a shared stale base, in one batch and across batches: the writer extends the
 // composition an earlier patch on the same base made (working-document.ts, composedAfter), or
@@ -18,13 +18,7 @@ const LINES = 40;
 const checksum = (text: string) => `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 
 describe(`patches on shared stale bases (seed ${SEED}, replay with FOLIO_SEED=${SEED})`, () => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await buildTestApp();
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = appPerTest();
 
   it("answer every patch with ops since its base that rebuild the text of its version, in one batch and across batches", async () => {
     const random = prng(SEED);

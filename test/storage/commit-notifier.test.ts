@@ -4,7 +4,8 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { COMMIT_CHANNEL, CommitNotifier, commitPayload, parseCommitPayload } from "../../src/storage/postgres/commit-notifier.js";
 import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
-import type { CommitNotice, Store } from "../../src/storage/store.js";
+import { RecordingListener } from "../support/recording-listener.js";
+import { writeVersionOne } from "../support/store-records.js";
 import { POSTGRES_TEST_URL, describePostgres, openTestStore, withAdminClient } from "../support/postgres.js";
 
 /**
@@ -64,17 +65,6 @@ class FreezableProxy {
     };
     client.on("error", end).on("close", end);
     upstream.on("error", end).on("close", end);
-  }
-}
-
-class RecordingListener {
-  readonly commits: CommitNotice[] = [];
-  resets = 0;
-  commit(notice: CommitNotice): void {
-    this.commits.push(notice);
-  }
-  reset(): void {
-    this.resets += 1;
   }
 }
 
@@ -156,8 +146,8 @@ describePostgres("CommitNotifier", () => {
 
     const own = randomUUID();
     const other = randomUUID();
-    await createVersionOne(first.store, own);
-    await createVersionOne(second, other);
+    await writeVersionOne(first.store, own);
+    await writeVersionOne(second, other);
     // The channel is database-wide: other test files' stores notify on it too, so only this test's
     // documents count.
     const mine = () => listener.commits.filter((notice) => notice.documentId === own || notice.documentId === other);
@@ -175,14 +165,14 @@ describePostgres("CommitNotifier", () => {
     second.watchCommits(listener);
     const quiet = randomUUID();
     const loud = randomUUID();
-    await createVersionOne(first.store, quiet);
+    await writeVersionOne(first.store, quiet);
     const mine = () => listener.commits.filter((notice) => notice.documentId === quiet || notice.documentId === loud);
     await until("the notice of the created document", () => mine().length === 1);
 
     await first.store.write(quiet, async (tx) => {
       tx.putSnapshot({ version: 1, text: "one" });
     });
-    await createVersionOne(first.store, loud);
+    await writeVersionOne(first.store, loud);
     await until("the notice of the second document", () => mine().length >= 2);
 
     expect(mine()).toEqual([
@@ -191,21 +181,3 @@ describePostgres("CommitNotifier", () => {
     ]);
   });
 });
-
-async function createVersionOne(store: Store, id: string): Promise<void> {
-  const t0 = Date.parse("2026-03-01T12:00:00.000Z");
-  await store.write(id, async (tx) => {
-    tx.putDocument({ id, title: "Plan", version: 1, deleted: false, createdAt: t0, updatedAt: t0, checksum: "sha256:1" });
-    tx.appendVersion({
-      documentId: id,
-      version: 1,
-      changeType: "CREATED",
-      milestone: true,
-      createdAt: t0,
-      title: "Plan",
-      ops: [{ index: 0, count: 1, lines: ["one"] }],
-      checksum: "sha256:1",
-      text: "one",
-    });
-  });
-}

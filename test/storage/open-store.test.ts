@@ -3,30 +3,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/storage/open-store.js";
 import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import type { Store } from "../../src/storage/store.js";
+import { writeVersionOne } from "../support/store-records.js";
 import { POSTGRES_TEST_URL, describePostgres, dropSchema, uniqueSchemaName, withAdminClient } from "../support/postgres.js";
-
-const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 
 function withSchema(url: string, schema: string): string {
   return `${url}${url.includes("?") ? "&" : "?"}schema=${schema}`;
-}
-
-async function createOne(store: Store, id: string): Promise<void> {
-  await store.write(id, async (tx) => {
-    tx.putDocument({ id, title: "Plan", version: 1, deleted: false, createdAt: T0, updatedAt: T0, checksum: "sha256:1" });
-    tx.appendVersion({
-      documentId: id,
-      version: 1,
-      changeType: "CREATED",
-      milestone: true,
-      createdAt: T0,
-      title: "Plan",
-      ops: [{ index: 0, count: 1, lines: ["one"] }],
-      checksum: "sha256:1",
-      text: "one",
-    });
-  });
 }
 
 describe("openStore", () => {
@@ -58,7 +39,7 @@ describePostgres("openStore with a postgres:// URL", () => {
     expect(store).toBeInstanceOf(PostgresStore);
 
     const id = randomUUID();
-    await createOne(store, id);
+    await writeVersionOne(store, id);
 
     const tables = await withAdminClient((client) =>
       client.query<{ table_name: string }>(
@@ -79,7 +60,7 @@ describePostgres("openStore with a postgres:// URL", () => {
     cleanups.push(() => first.close(), () => second.close());
 
     const id = randomUUID();
-    await createOne(first, id);
+    await writeVersionOne(first, id);
     expect((await second.reads(id).document())?.version).toBe(1);
   });
 

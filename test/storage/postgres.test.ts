@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { COMPACTION_LOCK_CLASS, PostgresStore } from "../../src/storage/postgres/postgres-store.js";
 import { receiptsLiteralRead } from "../../src/storage/postgres/postgres-reads.js";
-import { StorageUnavailableError, type CommitNotice, type DocumentRecord, type DocumentTransaction, type Store, type VersionRecord } from "../../src/storage/store.js";
+import { StorageUnavailableError, type DocumentTransaction, type Store, type VersionRecord } from "../../src/storage/store.js";
+import { RecordingListener } from "../support/recording-listener.js";
 import {
   POSTGRES_TEST_URL,
   describePostgres,
@@ -13,27 +14,7 @@ import {
   withAdminClient,
 } from "../support/postgres.js";
 import { runStoreContract } from "./store-contract.js";
-
-const T0 = Date.parse("2026-03-01T12:00:00.000Z");
-
-function head(id: string, version: number): DocumentRecord {
-  return { id, title: "Plan", version, deleted: false, createdAt: T0, updatedAt: T0 + version, checksum: `sha256:${version}` };
-}
-
-function version(id: string, n: number, extra: Partial<VersionRecord> = {}): VersionRecord {
-  return {
-    documentId: id,
-    version: n,
-    changeType: n === 1 ? "CREATED" : "UPDATED",
-    milestone: n === 1,
-    createdAt: T0 + n,
-    title: "Plan",
-    ops: [{ index: 0, count: 1, lines: [`line ${n}`] }],
-    checksum: `sha256:${n}`,
-    text: n === 1 ? "line 1" : null,
-    ...extra,
-  };
-}
+import { T0, head, version } from "../support/store-records.js";
 
 /** Opens a store on a fresh schema for each test of the enclosing describe; closed and dropped after it. */
 function storePerTest(): (options?: Parameters<typeof openTestStore>[0]) => ReturnType<typeof openTestStore> {
@@ -65,20 +46,6 @@ function stageOnly(stage: (tx: DocumentTransaction) => void): (tx: DocumentTrans
     stage(tx);
     return Promise.resolve();
   };
-}
-
-class RecordingListener {
-  readonly commits: CommitNotice[] = [];
-  resets = 0;
-  commit(notice: CommitNotice): void {
-    this.commits.push(notice);
-  }
-  reset(): void {
-    this.resets += 1;
-  }
-  saw(documentId: string, v: number): boolean {
-    return this.commits.some((notice) => notice.documentId === documentId && notice.version === v);
-  }
 }
 
 describePostgres("PostgresStore", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
+import { ConfigError, loadConfig } from "../../src/config/config.js";
 import { parseStorageUrl, redactStorageUrl } from "../../src/storage/storage-url.js";
 
 function errorOf(work: () => unknown): string {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DocumentRecord, DocumentTransaction, Store, VersionRecord } from "../../src/storage/store.js";
+import type { DocumentTransaction, Store, VersionRecord } from "../../src/storage/store.js";
 import { runReadLinkContract } from "./read-links-contract.js";
+import { T0, head, version } from "../support/store-records.js";
 
 export interface StoreFixture {
   store: Store;
@@ -9,27 +10,6 @@ export interface StoreFixture {
 
 const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
 const OTHER = "8c1d2e3f-4a5b-4c6d-8e7f-901234567890";
-const T0 = Date.parse("2026-03-01T12:00:00.000Z");
-
-function head(id: string, version: number, extra: Partial<DocumentRecord> = {}): DocumentRecord {
-  return { id, title: "Plan", version, deleted: false, createdAt: T0, updatedAt: T0 + version, checksum: `sha256:${String(version).padStart(64, "0")}`, ...extra };
-}
-
-function version(id: string, n: number, extra: Partial<VersionRecord> = {}): VersionRecord {
-  return {
-    documentId: id,
-    version: n,
-    changeType: n === 1 ? "CREATED" : "UPDATED",
-    milestone: n === 1,
-    createdAt: T0 + n,
-    title: "Plan",
-    ops: [{ index: 0, count: n === 1 ? 1 : 1, lines: [`line ${n}`] }],
-    checksum: `sha256:${String(n).padStart(64, "0")}`,
-    text: n === 1 ? "line 1" : null,
-    ...extra,
-  };
-}
-
 /** Appends versions from..to of `id` in one write, the head following. */
 async function appendVersions(store: Store, id: string, from: number, to: number, extra: (n: number) => Partial<VersionRecord> = () => ({})) {
   await store.write(id, async (tx) => {

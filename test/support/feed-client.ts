@@ -81,3 +81,24 @@ export async function untilWaiting(hub: ChangeHub, count: number, bounds?: WaitB
 
 /** The hub's bookkeeping when nobody waits: no document entry, no waiter, no timer. */
 export const IDLE_HUB = { documents: 0, waiters: 0, timers: 0 };
+
+/**
+ * Starts `count` polls with `poll`, aborts every one once all of them wait, and asserts that each
+ * ended in an AbortError (none was answered) and that the hub is idle again.
+ */
+export async function expectAbortedPollsLeaveHubIdle(hub: ChangeHub, count: number, poll: (signal: AbortSignal) => Promise<LightMyRequestResponse>): Promise<void> {
+  const controllers = Array.from({ length: count }, () => new AbortController());
+  const requests = controllers.map((controller) =>
+    poll(controller.signal).then(
+      (response) => `answered ${response.statusCode}`,
+      (error: Error) => error.name,
+    ),
+  );
+  await untilWaiting(hub, count);
+
+  for (const controller of controllers) controller.abort();
+
+  expect(await Promise.all(requests)).toEqual(Array.from({ length: count }, () => "AbortError"));
+  expect(await waitUntil(() => hub.stats().waiters === 0)).toBe(true);
+  expect(hub.stats()).toEqual(IDLE_HUB);
+}

@@ -67,6 +67,11 @@ export function invalid(detail: string, instance: string): ExpectedProblem {
   return { status: 400, code: "invalid-request", title: "Invalid request", detail, instance };
 }
 
+/** The problem of content (or a request body) over the service's limit. */
+export function contentTooLarge(detail: string, instance: string): ExpectedProblem {
+  return { status: 413, code: "content-too-large", title: "Content too large", detail, instance };
+}
+
 /** The problem of an unknown or deleted document. */
 export function notFound(id: string, instance: string): ExpectedProblem {
   return { status: 404, code: "not-found", title: "Not found", detail: `no document ${id}`, instance };

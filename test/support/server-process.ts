@@ -1,9 +1,12 @@
 import { execFileSync, spawn, type ChildProcessByStdio } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
+import { afterEach, beforeEach } from "vitest";
 
 /** The repository root, where package.json and src/ live. */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -145,6 +148,35 @@ export function startCommand(command: string, args: string[], env: Record<string
           // The group is gone.
         }
       } else if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    },
+  };
+}
+
+/**
+ * A fresh temporary folder for each test of the calling file, and the processes the test starts
+ * there: after each test every tracked process is killed and the folder removed. The object
+ * returned stands for the current test's (`work.dir` inside a test).
+ */
+export function processesPerTest(prefix: string, options: { emptyConfigFile?: boolean } = {}): { readonly dir: string; track<P extends ServerProcess>(started: P): P } {
+  let current: string | undefined;
+  const processes: ServerProcess[] = [];
+  beforeEach(() => {
+    current = mkdtempSync(join(tmpdir(), prefix));
+    if (options.emptyConfigFile) writeFileSync(join(current, "empty.yaml"), "");
+  });
+  afterEach(() => {
+    for (const started of processes.splice(0)) started.kill();
+    if (current !== undefined) rmSync(current, { recursive: true, force: true });
+    current = undefined;
+  });
+  return {
+    get dir() {
+      if (current === undefined) throw new Error("processesPerTest: the folder exists only while a test runs");
+      return current;
+    },
+    track(started) {
+      processes.push(started);
+      return started;
     },
   };
 }

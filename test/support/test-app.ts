@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
-import { defaultConfig, type Config } from "../../src/config.js";
+import { defaultConfig, type Config } from "../../src/config/config.js";
 import { compose } from "../../src/composition.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Store } from "../../src/storage/store.js";

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { renderError } from "../../src/http/problem-details.js";
 import { trackerRoutes } from "../../src/http/routes/tracker.js";
@@ -91,4 +91,36 @@ export function seedWorld(fake: FakeTaiga): TrackerWorld {
   const story = fake.addStory({ project, subject: "Login page", status: inProgress, assignedTo: bob });
   const task = fake.addTask({ project, subject: "Write the form", userStory: story });
   return { alice, token: fake.issueToken(alice), project, story, task, inProgress: inProgress!, done: done!, other };
+}
+
+/**
+ * A fresh harness with {@link seedWorld} for each test of the calling `describe`, closed after it.
+ * The object returned stands for the current test's: `t.app`, `t.fake`, `t.world` inside a test.
+ */
+export function trackerWorldPerTest(): { readonly app: FastifyInstance; readonly fake: FakeTaiga; readonly world: TrackerWorld } {
+  let current: { harness: TrackerHarness; world: TrackerWorld } | undefined;
+  beforeEach(async () => {
+    const harness = await startTrackerHarness();
+    current = { harness, world: seedWorld(harness.fake) };
+  });
+  afterEach(async () => {
+    const closing = current;
+    current = undefined;
+    await closing?.harness.close();
+  });
+  const now = () => {
+    if (current === undefined) throw new Error("trackerWorldPerTest: the harness exists only while a test runs");
+    return current;
+  };
+  return {
+    get app() {
+      return now().harness.app;
+    },
+    get fake() {
+      return now().harness.fake;
+    },
+    get world() {
+      return now().world;
+    },
+  };
 }

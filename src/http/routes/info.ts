@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { Config } from "../../config.js";
+import type { Config } from "../../config/config.js";
 import { examples } from "../../api/examples.js";
 import { ServiceInfoSchema } from "../../api/info.js";
 import { json, shared } from "../openapi-answers.js";

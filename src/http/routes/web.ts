@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { UUID_PATTERN } from "../../api/scalars.js";
+import { UUID_PATTERN } from "../../core/uuid.js";
 import { sendProblem } from "../problem-details.js";
 
 /** Where `npm run build` puts the page (scripts/build-web.mjs): `<repo>/dist/web`, from src/ and from dist/ alike. */

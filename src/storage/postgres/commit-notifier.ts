@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { UUID_SOURCE } from "../../core/uuid.js";
 import type { CommitListener, CommitNotice } from "../store.js";
 
 /**
@@ -9,7 +10,8 @@ import type { CommitListener, CommitNotice } from "../store.js";
  */
 export const COMMIT_CHANNEL = "folio_commits";
 
-const PAYLOAD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):(\d{1,16})(?::([0-9a-f]{16}))?$/;
+// The id in lower case only, as the stores send it.
+const PAYLOAD = new RegExp(`^(${UUID_SOURCE}):(\\d{1,16})(?::([0-9a-f]{16}))?$`);
 const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 5_000;
 

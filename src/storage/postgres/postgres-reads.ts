@@ -1,4 +1,5 @@
 import type { QueryResult, QueryResultRow } from "pg";
+import { UUID_PATTERN } from "../../core/uuid.js";
 import { receiptKeyString, type DocumentReads, type DocumentRecord, type PatchReceipt, type ReceiptKey, type Snapshot, type VersionRecord, type VersionSummary } from "../store.js";
 import {
   DOCUMENT_COLUMNS,
@@ -22,13 +23,11 @@ export interface Queryable {
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 // Two parameters per key: a statement stays far below PostgreSQL's 65,535.
 const KEYS_PER_READ = 1000;
 
 /** Whether `id` can be a key of the `uuid` columns; other strings name no document. */
-export const isUuid = (id: string): boolean => UUID.test(id);
+export const isUuid = (id: string): boolean => UUID_PATTERN.test(id);
 
 /**
  * The reads of one document, on the pool (the store's reads, each through `run`) or on the

@@ -50,7 +50,6 @@ const lockStatement = (id: string): string => `SELECT ${DOCUMENT_COLUMNS} FROM d
 
 const LIST_LOCK_COLUMNS = "failures, locked_until AS \"lockedUntil\"";
 
-/** The {@link Store} on PostgreSQL, shared safely by any number of service instances. */
 // SQLSTATE classes and codes that say the database cannot serve now, not that the request is wrong:
 // connection exceptions (08), insufficient resources (53), a lock or statement that outlasted its
 // bound (55P03, 57014), an administrator or crash shutdown (57P01–57P03). Socket errors and the
@@ -67,6 +66,7 @@ function unavailable(error: unknown): unknown {
   return new StorageUnavailableError(`the PostgreSQL database cannot serve now (${typeof code === "string" ? code : error.message})`, { cause: error });
 }
 
+/** The {@link Store} on PostgreSQL, shared safely by any number of service instances. */
 export class PostgresStore implements Store {
   private readonly inFlight = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;

@@ -3,7 +3,7 @@
 // parser (where the type does not imply it). Loading (config.ts), the unknown-key refusal and the
 // README's table (checked by test/config-readme.test.ts) all read this schema and nothing else.
 import { Type, TypeGuard, type Static, type TSchema } from "@sinclair/typebox";
-import { flag, httpUrl, integer, nonEmpty, oneOf, origins, passwordHash, storageUrl, text, trustProxy, type Parser } from "./config-parsers.js";
+import { flag, httpUrl, integer, nonEmpty, oneOf, origins, passwordHash, storageUrl, text, trustProxy, type Parser } from "./parsers.js";
 
 /** The options every configuration leaf carries beside its type. */
 export interface SettingOptions {

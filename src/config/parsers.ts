@@ -1,7 +1,7 @@
 // How one configuration value is read from its text (a variable, or a scalar in the file). The
-// schema in config-schema.ts names, per key, the parser that is not implied by the key's type.
+// schema in schema.ts names, per key, the parser that is not implied by the key's type.
 import { isIP } from "node:net";
-import { parseStorageUrl, StorageUrlError } from "./storage/storage-url.js";
+import { parseStorageUrl, StorageUrlError } from "../storage/storage-url.js";
 
 /** A configuration value that cannot be used; the message names the key. */
 export class ConfigError extends Error {

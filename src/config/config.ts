@@ -1,13 +1,13 @@
 import { readFileSync, existsSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { Value } from "@sinclair/typebox/value";
-import { ConfigError } from "./config-parsers.js";
-import { findUnknownKey } from "./config-keys.js";
-import { ConfigSchema, SETTINGS, variablesOf, type Config } from "./config-schema.js";
+import { ConfigError } from "./parsers.js";
+import { findUnknownKey } from "./keys.js";
+import { ConfigSchema, SETTINGS, variablesOf, type Config } from "./schema.js";
 
-// The schema (config-schema.ts) defines every key; this file only reads the file and the environment.
-export { ConfigError } from "./config-parsers.js";
-export { ConfigSchema, environmentName, type Config } from "./config-schema.js";
+// The schema (schema.ts) defines every key; this file only reads the file and the environment.
+export { ConfigError } from "./parsers.js";
+export { ConfigSchema, environmentName, type Config } from "./schema.js";
 
 function scalar(value: unknown, key: string): string {
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
