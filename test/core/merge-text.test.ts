@@ -17,6 +17,9 @@ describe("mergeText", () => {
     expect(mergeText("Plan A0z release A", "Plan A0z A release A1z", "Plan A0z release B2 A")).toBe("Plan A0z A release B2 A1z");
     // Of two ways that keep as much, the earlier base word stays: Cy's " C" is not taken out.
     expect(mergeText("Announce soon C B", "Announce soon B C B0z", "Announce C2z soon C1z C0z B")).toBe("Announce C2z soon B C1z C0z B0z");
+    // A word typed on (" C" into " C6z") is the same word: what was put in after it stays after it.
+    expect(mergeText("Plan C0z C D B2z", "Plan C0z C6z D C B2z", "Plan C0z C D1z B2z")).toBe("Plan C0z C6z D1z C B2z");
+    expect(mergeText("Plan release C B A1z", "Plan release C3z B C A1z", "Plan release C B0z A1z")).toBe("Plan release C3z B0z C A1z");
   });
 
   it("ends Ann's and Bob's typing, merged key by key as their patches cross, with both sentences whole", () => {
