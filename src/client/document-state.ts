@@ -1,7 +1,7 @@
 import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation } from "../core/normalized-op.js";
-import { textEdits, type Slide } from "../core/text-edits.js";
+import { textEdits, type Slide, type TextEdit } from "../core/text-edits.js";
 import { abortError } from "./backoff.js";
 import { adoptPersisted, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
@@ -58,6 +58,8 @@ export abstract class DocumentState implements LiveDocument {
   protected parked = false;
   /** performance.now() of the last setText. */
   protected lastLocalEdit = -Infinity;
+  /** The last setText only put text in, each piece ending with a blank (someone starting a word). */
+  protected blankTyped = false;
   protected unprocessable = 0;
   protected patchFailing = false;
   protected feedFailing = false;
@@ -146,7 +148,8 @@ export abstract class DocumentState implements LiveDocument {
     this.localText = text;
     this.parked = false;
     this.lastLocalEdit = performance.now();
-    this.changed("local", previous, previousText);
+    const edits = this.changed("local", previous, previousText);
+    this.blankTyped = edits.every((edit) => edit.from === edit.to && /[ \t]$/.test(edit.insert));
     void this.persist();
     this.updateStatus();
     this.wake();
@@ -200,19 +203,17 @@ export abstract class DocumentState implements LiveDocument {
   }
 
   /**
-   * How long the next patch waits for the next key: while every line the local edits change ends
-   * with a blank (someone typing between two words), up to `blankHoldMs` after the last local edit.
-   * A lone blank at the end of a line is the one change two people typing at one point make the
-   * same way at once, which the service keeps once (a change already made); sent with the word
-   * after it, it is a word of its own. 0: send now.
+   * How long the next patch waits for the next key: while the last local edit only put in text
+   * ending with a blank (someone starting a word, at the end of a line or between two words), up
+   * to `blankHoldMs` after it. A lone blank is the one change two people typing at one point make
+   * the same way at once, which the service keeps once (a change already made) and a merge counts
+   * once inside a word's blanks; then both people's next letters land after one blank, glued into
+   * one word. Sent with the letter after it, it is a word of its own. 0: send now.
    */
   protected holdMs(): number {
     const hold = this.options.blankHoldMs ?? 700;
-    if (hold <= 0 || this.milestones.length > 0) return 0;
-    const left = this.lastLocalEdit + hold - performance.now();
-    if (left <= 0) return 0;
-    const ops = diffLines(this.confirmed.lines, this.local);
-    return ops.length > 0 && ops.every((op) => /[ \t]$/.test(op.lines.at(-1) ?? "")) ? left : 0;
+    if (hold <= 0 || this.milestones.length > 0 || !this.blankTyped) return 0;
+    return Math.max(0, this.lastLocalEdit + hold - performance.now());
   }
 
   /** Queues a feed answer for the worker; the feed loop polls again once it is applied. */
@@ -243,9 +244,11 @@ export abstract class DocumentState implements LiveDocument {
     if (text !== previousText) this.changed("remote", previous, previousText, slide);
   }
 
-  private changed(origin: TextChange["origin"], previous: string[], previousText: string, slide: Slide = "early"): void {
+  private changed(origin: TextChange["origin"], previous: string[], previousText: string, slide: Slide = "early"): TextEdit[] {
     const ops = diffLines(previous, this.local);
-    this.emitter.emit("change", { origin, previousText, text: this.localText, ops: ops.map(toLineOperation), edits: textEdits(previous, ops, slide) });
+    const edits = textEdits(previous, ops, slide);
+    this.emitter.emit("change", { origin, previousText, text: this.localText, ops: ops.map(toLineOperation), edits });
+    return edits;
   }
 
   protected setTitle(title: string): void {

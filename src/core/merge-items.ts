@@ -21,6 +21,8 @@ export interface MergeLevel {
    * "teh" to "the").
    */
   readonly sameChange: "finer" | "once";
+  /** How each side is diffed against the base: diffLines unless this says otherwise (words: diffWeighted). */
+  readonly diff?: (before: readonly string[], after: readonly string[]) => NormalizedOp[];
 }
 
 /**
@@ -37,8 +39,9 @@ export interface MergeLevel {
 export function mergeItems(base: readonly string[], theirs: readonly string[], mine: readonly string[], level: MergeLevel): string[] {
   if (same(base, mine)) return [...theirs];
   if (same(base, theirs)) return [...mine];
-  const theirsOps = diffLines(base, theirs);
-  const mineOps = diffLines(base, mine);
+  const diff = level.diff ?? diffLines;
+  const theirsOps = diff(base, theirs);
+  const mineOps = diff(base, mine);
   const settled = settleDeletions(theirsOps, mineOps, level.deletionsYield);
   // Items both sides delete are deleted by the service's side only, so that no two deletions overlap.
   const [foreign, local] = madeTwice(base, settled, withoutDeleted(settleDeletions(mineOps, theirsOps, level.deletionsYield), settled), level);

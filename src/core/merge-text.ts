@@ -1,3 +1,4 @@
+import { diffWeighted } from "./diff-weighted.js";
 import { joinLines, splitLines } from "./lines.js";
 import { mergeItems, type MergeLevel } from "./merge-items.js";
 
@@ -49,6 +50,8 @@ const CHARACTERS: MergeLevel = {
 const WORDS: MergeLevel = {
   deletionsYield: false,
   sameChange: "once",
+  // A short word typed twice (" B", the start of two words of one person) must not cost a longer one.
+  diff: diffWeighted,
   resolve: (base, theirs, mine) => mergeItems(characters(base.join("")), characters(theirs.join("")), characters(mine.join("")), CHARACTERS),
 };
 

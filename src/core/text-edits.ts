@@ -92,10 +92,13 @@ function diffed(from: number, old: string, next: string, slide: Slide): TextEdit
   const start = from + prefix;
   const whole: TextEdit[] = [{ from: start, to: start + oldMiddle.length, insert: newMiddle }];
   if (oldMiddle.length === 0 || newMiddle.length === 0 || oldMiddle.length + newMiddle.length > MAX_DIFFED) return whole;
-  const changes = diffArrays(Array.from(oldMiddle), Array.from(newMiddle), { maxEditLength: MAX_EDIT_LENGTH });
-  if (changes === undefined) return whole;
+  const diffedChanges = diffArrays(Array.from(oldMiddle), Array.from(newMiddle), { maxEditLength: MAX_EDIT_LENGTH });
+  if (diffedChanges === undefined) return whole;
+  // The common ends take part in the slide: an insert may slide into them.
+  const ends = (text: string): Change[] => (text.length > 0 ? [{ value: Array.from(text) }] : []);
+  const changes = slid([...ends(old.slice(0, prefix)), ...diffedChanges, ...ends(old.slice(old.length - suffix))], slide);
   const edits: TextEdit[] = [];
-  let cursor = start;
+  let cursor = from;
   for (const change of changes) {
     const text = change.value.join("");
     const last = edits.at(-1);
@@ -111,6 +114,84 @@ function diffed(from: number, old: string, next: string, slide: Slide): TextEdit
     }
   }
   return edits;
+}
+
+interface Change {
+  value: string[];
+  added?: boolean;
+  removed?: boolean;
+}
+
+/**
+ * The character diff with every piece only put in placed, among the places it could slide to over
+ * the same characters (the text is the same), where it is whole words: starting with a blank and
+ * not ending with one, as the merge puts words in (their blanks before them, docs/line-model.md).
+ * Of several such places, or none, the earliest ("early") or latest ("late"). The diff alone may
+ * cut one insert in two around a kept character ("Plan  C" to "Plan B2  C" as "B2" and " " on
+ * either side of a blank), which would leave a cursor typing after the first blank on the wrong
+ * side of " B2"; placed, it is one insert, " B2" after "Plan".
+ */
+function slid(changes: readonly Change[], slide: Slide): Change[] {
+  // One entry per character, kept, put in or taken out; "late" is "early" on the reversed list.
+  const marks: Array<{ kind: "keep" | "add" | "remove"; char: string }> = [];
+  for (const change of changes) for (const char of change.value) marks.push({ kind: change.added ? "add" : change.removed ? "remove" : "keep", char });
+  const late = slide === "late";
+  if (late) marks.reverse();
+  const swap = (add: number, keep: number) => {
+    marks[add] = { kind: "add", char: marks[add]!.char };
+    marks[keep] = { kind: "keep", char: marks[keep]!.char };
+  };
+  const wholeWords = (first: number, last: number) => {
+    const chars = marks.slice(first, last + 1).map((mark) => mark.char);
+    const text = (late ? chars.reverse() : chars).join("");
+    return /^[ \t]/.test(text) && !/[ \t]$/.test(text);
+  };
+  let k = 0;
+  while (k < marks.length) {
+    if (marks[k]!.kind !== "add") {
+      k++;
+      continue;
+    }
+    let first = k;
+    let last = k;
+    while (last + 1 < marks.length && marks[last + 1]!.kind === "add") last++;
+    // As far back as it goes: a kept character before the run equals its last one.
+    while (first > 0 && marks[first - 1]!.kind === "keep" && marks[first - 1]!.char === marks[last]!.char) {
+      swap(first - 1, last);
+      first--;
+      last--;
+      // A run put in just before joins this one.
+      while (first > 0 && marks[first - 1]!.kind === "add") first--;
+    }
+    // Then forward to the first place where it is whole words, if any, short of the next run.
+    let most = 0;
+    while (
+      last + most + 1 < marks.length &&
+      marks[last + most + 1]!.kind === "keep" &&
+      marks[last + most + 1]!.char === marks[first + most]!.char &&
+      marks[last + most + 2]?.kind !== "add"
+    ) {
+      most++;
+    }
+    let steps = 0;
+    while (steps <= most && !wholeWords(first + steps, last + steps)) steps++;
+    if (steps <= most) {
+      for (let t = 0; t < steps; t++) swap(last + t + 1, first + t);
+      first += steps;
+      last += steps;
+    }
+    k = last + 1;
+  }
+  if (late) marks.reverse();
+  const out: Change[] = [];
+  for (const mark of marks) {
+    const previous = out.at(-1);
+    const added = mark.kind === "add";
+    const removed = mark.kind === "remove";
+    if (previous && !!previous.added === added && !!previous.removed === removed) previous.value.push(mark.char);
+    else out.push({ value: [mark.char], ...(added ? { added } : {}), ...(removed ? { removed } : {}) });
+  }
+  return out;
 }
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;

@@ -12,7 +12,7 @@ const s = servedAppPerTest();
 
 it("converges three live encrypted documents typing at once through a faulty network, and the service never holds a plain word", { timeout: 40_000 }, async () => {
   await seeded(async (seed) => {
-    const report = await runWordConvergence({ seed, baseUrls: [s.baseUrl], store: s.t.store, editors: 3, wordsPerEditor: 8, key: generateDocumentKey(), charactersOnly: true });
+    const report = await runWordConvergence({ seed, baseUrls: [s.baseUrl], store: s.t.store, editors: 3, wordsPerEditor: 8, key: generateDocumentKey() });
     if (process.env.FOLIO_REPORT) console.log(JSON.stringify({ seed, ...report }));
     // Every character typed and of the first text is in the converged (decrypted) text as often as typed.
     expect(report.words).toBe(3 * 8 + 6);

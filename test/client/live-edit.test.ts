@@ -306,6 +306,16 @@ describe("two people typing the same thing at one point at once", () => {
     const [first, second] = net.calls("PATCH", "/content");
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(300);
   });
+
+  it("holds a blank typed between two words for the next key too, and sends a letter at once", async () => {
+    const id = await document("Announce soon");
+    const { doc, net } = await live(id, { blankHoldMs: 300 });
+    doc.setText("Announce  soon");
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length > 0, { maxMs: 100 })).toBe(false);
+    doc.setText("Announce M soon");
+    await doc.whenSynced(5_000);
+    expect(net.calls("PATCH", "/content").map((call) => (call.body as { ops: unknown }).ops)).toEqual([[replace(0, "Announce M soon")]]);
+  });
 });
 
 describe("a live document with a patch in flight", () => {

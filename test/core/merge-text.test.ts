@@ -9,6 +9,19 @@ describe("mergeText", () => {
     expect(mergeText("Announce on", "Announce on Tuesday via email", "Announce on Monday via blog")).toBe("Announce on Tuesday via email Monday via blog");
   });
 
+  it("never pairs the start of a word being typed with another word's start at the cost of a longer word", () => {
+    // Bob's " B" (the start of "B8z", in flight) is in the base; his local text has finished "B8z"
+    // and started another word with " B" before "B7z". Ann typed " A7z" after his first " B".
+    expect(mergeText("x B5z B7z B B3z", "x B5z B7z B A7z B3z", "x B5z B B7z B8z B3z")).toBe("x B5z B B7z B8z A7z B3z");
+    // Ann's new " A" before "release" is not her " A" at the end of the line, which she finished as "A1z".
+    expect(mergeText("Plan A0z release A", "Plan A0z A release A1z", "Plan A0z release B2 A")).toBe("Plan A0z A release B2 A1z");
+    // Of two ways that keep as much, the earlier base word stays: Cy's " C" is not taken out.
+    expect(mergeText("Announce soon C B", "Announce soon B C B0z", "Announce C2z soon C1z C0z B")).toBe("Announce C2z soon B C1z C0z B0z");
+    // A word typed on (" C" into " C6z") is the same word: what was put in after it stays after it.
+    expect(mergeText("Plan C0z C D B2z", "Plan C0z C6z D C B2z", "Plan C0z C D1z B2z")).toBe("Plan C0z C6z D1z C B2z");
+    expect(mergeText("Plan release C B A1z", "Plan release C3z B C A1z", "Plan release C B0z A1z")).toBe("Plan release C3z B0z C A1z");
+  });
+
   it("ends Ann's and Bob's typing, merged key by key as their patches cross, with both sentences whole", () => {
     // Ann's first patch meets Bob's "Tu": both kept, Bob's (the service's) first.
     expect(mergeText("Announce on", "Announce on Tu", "Announce on Mo")).toBe("Announce on Tu Mo");

@@ -20,6 +20,15 @@ describe("textEdits", () => {
     ]);
   });
 
+  it("puts text in as whole words where it could slide, so that a cursor after its own blank stays after it", () => {
+    // The character diff alone gives "B2" after the first blank and " " after the second: a cursor
+    // typing after the first blank (at 5) would stay before "B2". As " B2" after "Plan" it moves on.
+    expect(editsOf("Plan  C A release A0z", "Plan B2  C A release A0z B1z")).toEqual([
+      { from: 4, to: 4, insert: " B2" },
+      { from: 21, to: 21, insert: " B1z" },
+    ]);
+  });
+
   it("takes the line break after deleted lines, or the one before them at the end of the text", () => {
     expect(editsOf("a\nb\nc", "a\nc")).toEqual([{ from: 2, to: 4, insert: "" }]);
     expect(editsOf("a\nb\nc", "a\nb")).toEqual([{ from: 3, to: 5, insert: "" }]);
