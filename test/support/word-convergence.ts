@@ -26,13 +26,6 @@ export interface WordConvergenceOptions {
   wordsPerEditor?: number;
   /** An encrypted document's key (docs/encryption.md): created encrypted, every live document opened with it. */
   key?: string;
-  /**
-   * Count characters instead of whole words: every character typed and of the first text is in the
-   * text exactly as often as it was typed, a weaker check than whole words (which the plain and the
-   * encrypted scenario on one service pass, soaked hundreds of runs), kept for scenarios not soaked
-   * with whole words yet.
-   */
-  charactersOnly?: boolean;
 }
 
 export interface WordConvergenceReport {
@@ -130,9 +123,7 @@ export async function runWordConvergence(options: WordConvergenceOptions): Promi
     if (errors.length > 0) throw new Error(`errors: ${errors.join("; ")}`);
     if (text.split("\n").length !== 3) throw new Error(`the text has ${text.split("\n").length} lines: ${JSON.stringify(text)}`);
     const words = [...typed.flat(), ...FIRST_TEXT.split(/\s+/)];
-    const sorted = (chars: string) => [...chars.replace(/\s+/g, "")].sort().join("");
-    if (options.charactersOnly && sorted(text) !== sorted(words.join(""))) throw new Error(`characters lost or doubled in ${JSON.stringify(text)}`);
-    const wrong = options.charactersOnly ? [] : words.map((word) => ({ word, count: text.split(word).length - 1 })).filter(({ count }) => count !== 1);
+    const wrong = words.map((word) => ({ word, count: text.split(word).length - 1 })).filter(({ count }) => count !== 1);
     if (wrong.length > 0) throw new Error(`words not exactly once: ${wrong.map(({ word, count }) => `${word} ×${count}`).join(", ")} in ${JSON.stringify(text)}`);
     const whole = new Set(text.split(/\s+/));
     return {
