@@ -98,21 +98,32 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     expect(await reader.tab.locator(".read-title").textContent()).toEqual("Quarterly plan");
     await expect.poll(() => editorText(reader.tab)).toEqual(converged.head);
 
-    // Without the key, or with another: the pages say what is needed and show no ciphertext.
+    // Without the key, or with another: the pages say what is needed and show no ciphertext. A link
+    // with a key to a plain document (made plain by whoever can change it, say) does not open it.
     const head = (await (await fetch(`${w.service.url}/api/v1/documents/${id}`)).json()) as { title: string; content: string };
     const ciphers = [head.title.slice(26, 60), ...head.content.split("\n").map((line) => line.slice(0, 30))];
-    for (const [at, problem] of [
+    const wire = createClient({ baseUrl: w.service.url });
+    const plainDoc = await wire.createDocument({ title: "Plain notes", content: "Plain words" });
+    const { readId: plainReadId } = await wire.read.createLink(plainDoc.id);
+    const said = { missing: "the link's key is needed", wrong: "does not open this document", "not-encrypted": "the document is not encrypted" };
+    for (const [at, problem, plainPath] of [
       [`${w.service.url}/d/${id}`, "missing"],
       [readLink.replace(/#key=.*$/, ""), "missing"],
       [`${w.service.url}/d/${id}#key=${"A".repeat(43)}`, "wrong"],
+      [`${w.service.url}/d/${plainDoc.id}#key=${key}`, "not-encrypted", `/d/${plainDoc.id}`],
+      [`${w.service.url}/r/${plainReadId}#key=${key}`, "not-encrypted", `/r/${plainReadId}`],
     ] as const) {
       const other = await tabAt(at, { width: 900, height: 420 });
       await other.tab.locator(`.key-needed[data-key-problem="${problem}"]`).waitFor();
       const shown = await other.tab.evaluate<string>("document.body.innerText");
-      expect(shown).toContain(problem === "missing" ? "the link's key is needed" : "does not open this document");
+      expect(shown).toContain(said[problem]);
       expect(ciphers.filter((cipher) => shown.includes(cipher))).toEqual([]);
+      expect(shown).not.toContain("Plain words");
       expect(await other.tab.locator(".cm-content").count()).toEqual(0);
+      const openPlain = other.tab.locator("a.open-plain");
+      expect((await openPlain.count()) > 0 ? await openPlain.getAttribute("href") : null).toEqual(plainPath ?? null);
       if (at === `${w.service.url}/d/${id}`) await other.tab.screenshot({ path: join(w.shots, "encrypted-no-key.png") });
+      if (at.startsWith(`${w.service.url}/d/${plainDoc.id}`)) await other.tab.screenshot({ path: join(w.shots, "encrypted-key-plain.png") });
     }
 
     // The key never left a page: no request (URL or body) of any page carries it.
