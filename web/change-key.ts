@@ -2,21 +2,30 @@
  * "Change key" on an encrypted document's page (docs/encryption.md, "Changing the key"): once
  * everything is sent, the document is written again under a new key in one version, its read-only
  * link (if it has one) replaced by a new one, and the page reopened on its new link. Whoever holds
- * only the old links can no longer open it. When someone else changes the key, this page's key no
+ * only the old links can no longer open it. The text cannot be changed meanwhile: an edit typed
+ * between the read and the write would be sealed under the old key and then not open with the new. When someone else changes the key, this page's key no
  * longer opens the document (its title no longer opens): `lost` is called.
  */
 import h from "crelt";
 import { changeDocumentKey, FolioError, generateDocumentKey, UNREADABLE_TITLE, type FolioClient, type LiveDocument } from "../src/client/index.js";
 import { messageOf } from "./error-message.js";
 
-export function changeKeyButton(options: { wire: FolioClient; doc: LiveDocument; key: string; say: (text: string) => void; lost: () => void }): HTMLButtonElement {
-  const { wire, doc, key, say } = options;
+export function changeKeyButton(options: {
+  wire: FolioClient;
+  doc: LiveDocument;
+  key: string;
+  say: (text: string) => void;
+  lost: () => void;
+  setReadOnly: (readOnly: boolean) => void;
+}): HTMLButtonElement {
+  const { wire, doc, key, say, setReadOnly } = options;
   /** While this page changes the key, a title its old key no longer opens is no sign of a key lost. */
   let changing = false;
   const button = h("button", { type: "button", class: "secondary change-key", title: "Encrypt the document under a new key and replace the read-only link: the old links stop opening it" }, "Change key");
   button.addEventListener("click", () => {
     button.disabled = true;
     changing = true;
+    setReadOnly(true);
     say("Changing the key…");
     const newKey = generateDocumentKey();
     doc
@@ -39,6 +48,7 @@ export function changeKeyButton(options: { wire: FolioClient; doc: LiveDocument;
       .catch((error: unknown) => {
         changing = false;
         button.disabled = false;
+        setReadOnly(doc.deleted);
         say(`Could not change the key: ${messageOf(error)}`);
       });
   });

@@ -156,9 +156,25 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     const served = await servedText(id);
     expect(SECRET_WORDS.filter((word) => served.includes(word))).toEqual([]);
 
-    // Change key: a new key in the page's address, the same text; the old links open nothing.
+    // Change key: a new key in the page's address, the same text; the old links open nothing. While
+    // the document is written again (its PUT held here), the text cannot be changed.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let writing = false;
+    const documentUrl = `${w.service.url}/api/v1/documents/${id}`;
+    await ada.tab.route(documentUrl, async (route) => {
+      if (route.request().method() === "PUT") {
+        writing = true;
+        await held;
+      }
+      await route.continue();
+    });
     await ada.tab.getByRole("button", { name: "Change key" }).click();
+    await expect.poll(() => writing, { timeout: 10_000 }).toBe(true);
+    expect(await ada.tab.locator(".cm-content").getAttribute("contenteditable")).toEqual("false");
+    release();
     await ada.tab.waitForURL((url) => url.hash.startsWith("#key=") && url.hash !== `#key=${key}`);
+    await ada.tab.unroute(documentUrl);
     await ada.tab.locator('.cm-content[contenteditable="true"]').waitFor();
     await expect.poll(() => editorText(ada.tab)).toEqual("Negotiate terms\nBudget review");
     const newKey = new URL(ada.tab.url()).hash.slice("#key=".length);
