@@ -157,17 +157,19 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     expect(SECRET_WORDS.filter((word) => served.includes(word))).toEqual([]);
 
     // Change key: a new key in the page's address, the same text; the old links open nothing. While
-    // the document is written again (its PUT held here), the text cannot be changed.
+    // the document is written again (its PUT held here), the text cannot be changed. The PUT is made,
+    // but its answer never reaches the page: the page finds that the new key opens the document, and
+    // keeps it rather than losing it.
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     let writing = false;
     const documentUrl = `${w.service.url}/api/v1/documents/${id}`;
     await ada.tab.route(documentUrl, async (route) => {
-      if (route.request().method() === "PUT") {
-        writing = true;
-        await held;
-      }
-      await route.continue();
+      if (route.request().method() !== "PUT") return route.continue();
+      writing = true;
+      await held;
+      expect((await route.fetch()).status()).toEqual(200);
+      await route.abort("connectionreset");
     });
     await ada.tab.getByRole("button", { name: "Change key" }).click();
     await expect.poll(() => writing, { timeout: 10_000 }).toBe(true);
