@@ -126,6 +126,17 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
       if (at.startsWith(`${w.service.url}/d/${plainDoc.id}`)) await other.tab.screenshot({ path: join(w.shots, "encrypted-key-plain.png") });
     }
 
+    // Nothing this browser keeps holds the key, the title or a word: unsent edits (typed offline) are sealed.
+    await ada.context.setOffline(true);
+    await cursorAt(ada.tab, 0, "End");
+    await ada.tab.keyboard.type(" Zebra crossing");
+    const kept = () => ada.tab.evaluate<string>("JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])");
+    const storage = await eventually(kept, (text) => text.includes("folio.pending."), 10_000);
+    expect([...SECRET_WORDS, "Zebra", key!].filter((word) => storage.includes(word))).toEqual([]);
+    await ada.context.setOffline(false);
+    await expect.poll(() => status(ada.tab), { timeout: 15_000 }).toEqual("synced");
+    expect((await plain.getDocument(id!)).content).toContain("Zebra crossing");
+
     // The key never left a page: no request (URL or body) of any page carries it.
     expect(requests.length).toBeGreaterThan(10);
     expect(requests.filter((request) => request.includes(key!))).toEqual([]);
