@@ -89,6 +89,7 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     // The Share panel: both links carry the key; the read-only page with it shows the plain text.
     await ada.tab.getByRole("button", { name: "Share", exact: true }).click();
     expect(await ada.tab.locator(".share-link-edit").inputValue()).toEqual(link);
+    expect(await ada.tab.locator(".share-key").textContent()).toContain("not its key: to take the key away too, use Change key");
     await ada.tab.getByRole("button", { name: "Make a read-only link" }).click();
     await ada.tab.getByText("Made a read-only link.").waitFor();
     const readLink = await ada.tab.locator(".share-link-read").inputValue();
