@@ -2,43 +2,55 @@
  * "Change key" on an encrypted document's page (docs/encryption.md, "Changing the key"): once
  * everything is sent, the document is written again under a new key in one version, its read-only
  * link (if it has one) replaced by a new one, and the page reopened on its new link. Whoever holds
- * only the old links can no longer open it. When someone else changes the key, this page's key no
- * longer opens the document (its title no longer opens): `lost` is called.
+ * only the old links can no longer open it. The text cannot be changed meanwhile: an edit typed
+ * between the read and the write would be sealed under the old key and then not open with the new.
+ * The new key is never lost once the document may be under it: it goes into the page's address as
+ * soon as the write is answered, and when the write's answer does not arrive (it may have been made
+ * all the same) the page asks whether the new key opens the document before it gives up. When
+ * someone else changes the key, this page's key no longer opens the document (its title no longer
+ * opens): `lost` is called.
  */
 import h from "crelt";
-import { changeDocumentKey, FolioError, generateDocumentKey, UNREADABLE_TITLE, type FolioClient, type LiveDocument } from "../src/client/index.js";
+import { changeDocumentKey, FolioError, generateDocumentKey, UNREADABLE_TITLE, withDocumentKey, type FolioClient, type LiveDocument } from "../src/client/index.js";
 import { messageOf } from "./error-message.js";
 
-export function changeKeyButton(options: { wire: FolioClient; doc: LiveDocument; key: string; say: (text: string) => void; lost: () => void }): HTMLButtonElement {
-  const { wire, doc, key, say } = options;
+export function changeKeyButton(options: {
+  wire: FolioClient;
+  doc: LiveDocument;
+  key: string;
+  say: (text: string) => void;
+  lost: () => void;
+  setReadOnly: (readOnly: boolean) => void;
+}): HTMLButtonElement {
+  const { wire, doc, key, say, setReadOnly } = options;
   /** While this page changes the key, a title its old key no longer opens is no sign of a key lost. */
   let changing = false;
   const button = h("button", { type: "button", class: "secondary change-key", title: "Encrypt the document under a new key and replace the read-only link: the old links stop opening it" }, "Change key");
   button.addEventListener("click", () => {
     button.disabled = true;
     changing = true;
+    setReadOnly(true);
     say("Changing the key…");
     const newKey = generateDocumentKey();
+    /** The document is under the new key: it goes into this page's address (its fragment only, nothing is sent), then the read link is replaced and the page reopens. */
+    const written = () => {
+      doc.close();
+      window.history.replaceState(null, "", `/d/${doc.id}#key=${newKey}`);
+      return replaceReadLink(wire, doc.id).then(
+        () => window.location.reload(),
+        (error: unknown) =>
+          say(`The key was changed (this page's address holds the new link), but the read-only link could not be replaced: ${messageOf(error)}. Reload the page, then make a new read-only link in Share.`),
+      );
+    };
     doc
       .whenSynced(10_000)
       .then(() => changeDocumentKey(wire, doc.id, key, newKey, doc.version))
-      .then(() =>
-        wire.read.link(doc.id).then(
-          () => wire.read.createLink(doc.id),
-          (error: unknown) => {
-            if (!(error instanceof FolioError && error.status === 404)) throw error;
-          },
-        ),
-      )
-      .then(() => {
-        doc.close();
-        // The new key goes into this page's address only (its fragment), and the page opens with it.
-        window.history.replaceState(null, "", `/d/${doc.id}#key=${newKey}`);
-        window.location.reload();
-      })
-      .catch((error: unknown) => {
+      .then(written, async (error: unknown) => {
+        // The write may have been made though its answer was lost: then only the new key opens the document.
+        if (await opensWith(wire, doc.id, newKey)) return written();
         changing = false;
         button.disabled = false;
+        setReadOnly(doc.deleted);
         say(`Could not change the key: ${messageOf(error)}`);
       });
   });
@@ -46,4 +58,24 @@ export function changeKeyButton(options: { wire: FolioClient; doc: LiveDocument;
     if (title === UNREADABLE_TITLE && !changing) options.lost();
   });
   return button;
+}
+
+/** A new read-only link when the document has one (the old one stops working); nothing when it has none. */
+function replaceReadLink(wire: FolioClient, id: string): Promise<unknown> {
+  return wire.read.link(id).then(
+    () => wire.read.createLink(id),
+    (error: unknown) => {
+      if (!(error instanceof FolioError && error.status === 404)) throw error;
+    },
+  );
+}
+
+/** Whether `key` opens the document now (false when it does not, or when the document cannot be read). */
+function opensWith(wire: FolioClient, id: string, key: string): Promise<boolean> {
+  return withDocumentKey(wire, key)
+    .getDocument(id)
+    .then(
+      () => true,
+      () => false,
+    );
 }

@@ -46,7 +46,7 @@ function renderOpened(root: HTMLElement, wire: FolioClient, { doc, store, info, 
   const tracker = info?.tracker ? trackerPanel({ client, doc, trackerWeb: info.trackerWeb }) : undefined;
   // Someone else changed the key: this page's key no longer opens the document.
   const lost = () => (doc.close(), showKeyProblem(root, "wrong"));
-  const changeKey = key !== undefined ? changeKeyButton({ wire, doc, key, say: message.say, lost }) : undefined;
+  const changeKey = key !== undefined ? changeKeyButton({ wire, doc, key, say: message.say, lost, setReadOnly: (readOnly) => editor.setReadOnly(readOnly) }) : undefined;
   const deleted = deletion({ client, doc, sync, say: message.say, setReadOnly: (readOnly) => editor.setReadOnly(readOnly) });
   const editorHost = h("div", { class: "editor-host" });
   const layout = docLayout({

@@ -5,7 +5,7 @@
  * change the document, and it never learns the document's edit id (the read answers do not carry it).
  */
 import h from "crelt";
-import { FolioError, isEncryptedDocument, openReadOnly, UNREADABLE_TITLE, withDocumentKey, WrongKeyError, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
+import { FolioError, isEncryptedDocument, NotEncryptedError, openReadOnly, UNREADABLE_TITLE, withDocumentKey, WrongKeyError, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
 import { docLayout } from "./doc-layout.js";
 import { messageOf } from "./error-message.js";
 import { showKeyProblem } from "./key-needed.js";
@@ -26,6 +26,7 @@ export async function renderReadOnly(root: HTMLElement, client: FolioClient, rea
     doc = await openReadOnly(client, readId, key !== undefined ? { key } : {});
   } catch (error) {
     if (error instanceof WrongKeyError) return showKeyProblem(root, "wrong", true);
+    if (error instanceof NotEncryptedError) return showKeyProblem(root, "not-encrypted", true, `/r/${readId}`);
     await showReadFailure(root, client, readId, error);
     return;
   }

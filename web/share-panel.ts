@@ -30,7 +30,7 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
     h("h3", {}, "Edit link"),
     h("p", { class: "share-grant" }, "Anyone with this link can change, rename, delete and restore the document. Give it only to people who may edit."),
     key !== undefined
-      ? h("p", { class: "share-grant share-key" }, "This document is encrypted: both links end with its key (after #key=), which your browser never sends to the service. Whoever has a link can decrypt the document.")
+      ? h("p", { class: "share-grant share-key" }, "This document is encrypted: both links end with its key (after #key=), which your browser never sends to the service. Whoever has a link can decrypt the document. A new read-only link, or stopping sharing, ends a link's access through the service, but not its key: to take the key away too, use Change key.")
       : undefined,
     linkRow("edit", "Edit link", editLink(documentId, key), status),
     h("h3", {}, "Read-only link"),

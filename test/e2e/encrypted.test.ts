@@ -89,6 +89,7 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     // The Share panel: both links carry the key; the read-only page with it shows the plain text.
     await ada.tab.getByRole("button", { name: "Share", exact: true }).click();
     expect(await ada.tab.locator(".share-link-edit").inputValue()).toEqual(link);
+    expect(await ada.tab.locator(".share-key").textContent()).toContain("not its key: to take the key away too, use Change key");
     await ada.tab.getByRole("button", { name: "Make a read-only link" }).click();
     await ada.tab.getByText("Made a read-only link.").waitFor();
     const readLink = await ada.tab.locator(".share-link-read").inputValue();
@@ -98,22 +99,44 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     expect(await reader.tab.locator(".read-title").textContent()).toEqual("Quarterly plan");
     await expect.poll(() => editorText(reader.tab)).toEqual(converged.head);
 
-    // Without the key, or with another: the pages say what is needed and show no ciphertext.
+    // Without the key, or with another: the pages say what is needed and show no ciphertext. A link
+    // with a key to a plain document (made plain by whoever can change it, say) does not open it.
     const head = (await (await fetch(`${w.service.url}/api/v1/documents/${id}`)).json()) as { title: string; content: string };
     const ciphers = [head.title.slice(26, 60), ...head.content.split("\n").map((line) => line.slice(0, 30))];
-    for (const [at, problem] of [
+    const wire = createClient({ baseUrl: w.service.url });
+    const plainDoc = await wire.createDocument({ title: "Plain notes", content: "Plain words" });
+    const { readId: plainReadId } = await wire.read.createLink(plainDoc.id);
+    const said = { missing: "the link's key is needed", wrong: "does not open this document", "not-encrypted": "the document is not encrypted" };
+    for (const [at, problem, plainPath] of [
       [`${w.service.url}/d/${id}`, "missing"],
       [readLink.replace(/#key=.*$/, ""), "missing"],
       [`${w.service.url}/d/${id}#key=${"A".repeat(43)}`, "wrong"],
+      [`${w.service.url}/d/${plainDoc.id}#key=${key}`, "not-encrypted", `/d/${plainDoc.id}`],
+      [`${w.service.url}/r/${plainReadId}#key=${key}`, "not-encrypted", `/r/${plainReadId}`],
     ] as const) {
       const other = await tabAt(at, { width: 900, height: 420 });
       await other.tab.locator(`.key-needed[data-key-problem="${problem}"]`).waitFor();
       const shown = await other.tab.evaluate<string>("document.body.innerText");
-      expect(shown).toContain(problem === "missing" ? "the link's key is needed" : "does not open this document");
+      expect(shown).toContain(said[problem]);
       expect(ciphers.filter((cipher) => shown.includes(cipher))).toEqual([]);
+      expect(shown).not.toContain("Plain words");
       expect(await other.tab.locator(".cm-content").count()).toEqual(0);
+      const openPlain = other.tab.locator("a.open-plain");
+      expect((await openPlain.count()) > 0 ? await openPlain.getAttribute("href") : null).toEqual(plainPath ?? null);
       if (at === `${w.service.url}/d/${id}`) await other.tab.screenshot({ path: join(w.shots, "encrypted-no-key.png") });
+      if (at.startsWith(`${w.service.url}/d/${plainDoc.id}`)) await other.tab.screenshot({ path: join(w.shots, "encrypted-key-plain.png") });
     }
+
+    // Nothing this browser keeps holds the key, the title or a word: unsent edits (typed offline) are sealed.
+    await ada.context.setOffline(true);
+    await cursorAt(ada.tab, 0, "End");
+    await ada.tab.keyboard.type(" Zebra crossing");
+    const kept = () => ada.tab.evaluate<string>("JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])");
+    const storage = await eventually(kept, (text) => text.includes("folio.pending."), 10_000);
+    expect([...SECRET_WORDS, "Zebra", key!].filter((word) => storage.includes(word))).toEqual([]);
+    await ada.context.setOffline(false);
+    await expect.poll(() => status(ada.tab), { timeout: 15_000 }).toEqual("synced");
+    expect((await plain.getDocument(id!)).content).toContain("Zebra crossing");
 
     // The key never left a page: no request (URL or body) of any page carries it.
     expect(requests.length).toBeGreaterThan(10);
@@ -145,9 +168,27 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     const served = await servedText(id);
     expect(SECRET_WORDS.filter((word) => served.includes(word))).toEqual([]);
 
-    // Change key: a new key in the page's address, the same text; the old links open nothing.
+    // Change key: a new key in the page's address, the same text; the old links open nothing. While
+    // the document is written again (its PUT held here), the text cannot be changed. The PUT is made,
+    // but its answer never reaches the page: the page finds that the new key opens the document, and
+    // keeps it rather than losing it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let writing = false;
+    const documentUrl = `${w.service.url}/api/v1/documents/${id}`;
+    await ada.tab.route(documentUrl, async (route) => {
+      if (route.request().method() !== "PUT") return route.continue();
+      writing = true;
+      await held;
+      expect((await route.fetch()).status()).toEqual(200);
+      await route.abort("connectionreset");
+    });
     await ada.tab.getByRole("button", { name: "Change key" }).click();
+    await expect.poll(() => writing, { timeout: 10_000 }).toBe(true);
+    expect(await ada.tab.locator(".cm-content").getAttribute("contenteditable")).toEqual("false");
+    release();
     await ada.tab.waitForURL((url) => url.hash.startsWith("#key=") && url.hash !== `#key=${key}`);
+    await ada.tab.unroute(documentUrl);
     await ada.tab.locator('.cm-content[contenteditable="true"]').waitFor();
     await expect.poll(() => editorText(ada.tab)).toEqual("Negotiate terms\nBudget review");
     const newKey = new URL(ada.tab.url()).hash.slice("#key=".length);
