@@ -8,13 +8,11 @@ interface Pending {
 }
 
 /**
- * Commits the staged writes of the document writers in one SQLite transaction per flush of the WAL,
- * and settles them once it is durable (docs/architecture.md, "Group commit"): while a flush runs
- * ({@link WalSync}, off the event loop), the writers that finish wait and are committed together
- * when it ends, right before the next flush, which they would have waited for anyway. Writers of
- * many documents, each with a batch of one patch, thus share one transaction and one flush.
- * The transaction runs without savepoints; when one writer fails, it is rolled back and run again
- * with a savepoint per writer, so that only the failing writer's rows are left out.
+ * Commits the staged writes of every writer that finished in the same turn of the event loop in
+ * one SQLite transaction, and settles them once it is durable: one flush of the WAL for many
+ * acknowledgements, run off the event loop by {@link WalSync} (none for an in-memory database).
+ * When several writers share the transaction, each one's writes run in a savepoint of their own, so
+ * one failing writer does not take the others down; a lone writer runs without one.
  */
 export class GroupCommit {
   private pending: Pending[] = [];
@@ -31,14 +29,8 @@ export class GroupCommit {
       this.pending.push({ writes, resolve, reject });
       this.scheduled ??= new Promise<void>((done) =>
         setImmediate(() => {
-          const go = () => {
-            this.flush();
-            done();
-          };
-          // The writers that finish while a flush runs are committed when it ends, all together.
-          const running = this.wal?.pending();
-          if (running) running.then(go, go);
-          else go();
+          this.flush();
+          done();
         }),
       );
     });
@@ -61,24 +53,20 @@ export class GroupCommit {
       return;
     }
     const failures = new Map<Pending, unknown>();
-    const applyAll = (items: Pending[]) => {
-      for (const item of items) for (const write of item.writes) write();
-    };
+    const applyOne = this.db.transaction((writes: (() => void)[]) => writes.forEach((write) => write()));
     try {
-      try {
-        // No savepoints first: a savepoint makes SQLite copy every page the writes touch into its
-        // statement journal (docs/architecture.md, "Group commit"), and writers rarely fail.
-        this.db.transaction(applyAll).immediate(batch);
-      } catch (error) {
-        if (batch.length === 1) throw error;
-        // Rolled back: again, each writer in a savepoint of its own, so one failure leaves the others in.
-        const applyOne = this.db.transaction((writes: (() => void)[]) => writes.forEach((write) => write()));
+      // A lone writer (the usual case: one hot document's batch) needs no savepoint: its failure
+      // rolls the whole transaction back. A savepoint makes SQLite copy every page the writes touch
+      // into its statement journal first (docs/architecture.md, "Group commit").
+      const [only] = batch;
+      if (batch.length === 1 && only) applyOne.immediate(only.writes);
+      else {
         this.db.transaction(() => {
           for (const item of batch) {
             try {
               applyOne(item.writes);
-            } catch (failure) {
-              failures.set(item, failure);
+            } catch (error) {
+              failures.set(item, error);
             }
           }
         }).immediate();
