@@ -23,6 +23,12 @@ const EDITORS_PER_PROCESS = 2500;
 export const TARGET_E = 10_000;
 const TARGET_P95_MS = 250;
 const MIN_ACKNOWLEDGED = 0.999;
+/**
+ * A run whose service main thread waited for its CPU this share of the window or more measured the
+ * machine, not the service: other processes held the service's core (a shared machine), and the
+ * run is reported but not counted for the largest E nor the target.
+ */
+const MACHINE_BOUND_WAIT = 0.2;
 
 interface Plan {
   levels: number[];
@@ -49,6 +55,8 @@ export interface EditorsRun {
   loadCores: number;
   loadEventLoopP99Ms: number;
   loadBound: boolean;
+  /** The service's main thread waited for its CPU ≥ {@link MACHINE_BOUND_WAIT} of the window. */
+  machineBound: boolean;
   rssIdle: number;
   rssOpen: number;
   rssEnd: number;
@@ -142,6 +150,7 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
       loadCores,
       loadEventLoopP99Ms,
       loadBound: isLoadBound(loadCores, loadEventLoopP99Ms),
+      machineBound: serviceSampler.waitShareBetween(windowStart, windowEnd) >= MACHINE_BOUND_WAIT,
       rssIdle,
       rssOpen,
       rssEnd,
@@ -181,7 +190,7 @@ export const openEditors: Scenario = {
         checkDeadline(context, `open editors E=${e}`);
         const r = await runOnce(context, e, plan, run);
         context.log(
-          `E=${e} run ${run + 1}: end to end p50 ${r.e2eP50.toFixed(0)} ms, p95 ${r.e2eP95.toFixed(0)} ms; ${(r.acknowledgedShare * 100).toFixed(2)} % acknowledged; ${r.acceptedPerSecond.toFixed(0)} patches/s, ${r.feedAnswersPerSecond.toFixed(0)} feed answers/s; service ${r.serverCores.toFixed(2)} cores, ${r.cpuPerPatchUs.toFixed(0)} µs/patch, RSS idle ${(r.rssIdle / MIB).toFixed(0)} → open ${(r.rssOpen / MIB).toFixed(0)} → typing ${(r.rssEnd / MIB).toFixed(0)} MiB; load ${r.processes} process(es) ${r.loadCores.toFixed(2)} cores, event-loop p99 ${r.loadEventLoopP99Ms.toFixed(0)} ms${r.loadBound ? " (LOAD-BOUND)" : ""}`,
+          `E=${e} run ${run + 1}: end to end p50 ${r.e2eP50.toFixed(0)} ms, p95 ${r.e2eP95.toFixed(0)} ms; ${(r.acknowledgedShare * 100).toFixed(2)} % acknowledged; ${r.acceptedPerSecond.toFixed(0)} patches/s, ${r.feedAnswersPerSecond.toFixed(0)} feed answers/s; service ${r.serverCores.toFixed(2)} cores, ${r.cpuPerPatchUs.toFixed(0)} µs/patch, RSS idle ${(r.rssIdle / MIB).toFixed(0)} → open ${(r.rssOpen / MIB).toFixed(0)} → typing ${(r.rssEnd / MIB).toFixed(0)} MiB; load ${r.processes} process(es) ${r.loadCores.toFixed(2)} cores, event-loop p99 ${r.loadEventLoopP99Ms.toFixed(0)} ms${r.loadBound ? " (LOAD-BOUND)" : ""}; service waited for its CPU ${(r.serverWaitShare * 100).toFixed(0)} % of the window${r.machineBound ? " (MACHINE-BOUND)" : ""}`,
         );
         runs.push(r);
       }
@@ -192,12 +201,17 @@ export const openEditors: Scenario = {
     result.method.push(
       `E editors over E / ${EDITORS_PER_DOCUMENT} documents of 20 lines. Each editor opens its document (GET) and then holds one long poll at all times, as the SDK's client does (GET …/changes?since=<version of its last feed answer>&wait=${WAIT_SECONDS}); ${TYPING_SHARE * 100} % of the editors (a seeded shuffle: some documents have no typist, some several) type one one-line patch every ${INTERVAL_MS} ms on a connection of their own, skipping a tick while the previous one is in flight, sent as the client sends it (PATCH …/content with baseVersion, checksum, clientId, seq and ops). ${plan.runs} run(s) per E, each on a fresh service; ${plan.warmupMs} ms of typing as warm-up, ${plan.measureMs} ms measured, then ≤ ${plan.drainMs} ms for patches in flight and ≤ ${plan.drainMs} ms for the feeds to catch up.`,
       `Load generators: one process per ${EDITORS_PER_PROCESS.toLocaleString("en-US")} editors, each owning whole documents with all their editors (so a patch and its arrivals are timed on one clock), raw keep-alive connections (one per editor, one more per typist), all on the load side's CPU; their CPU is the sum over the processes, their event-loop delay the worst p99. A run counts as load-bound when they used ≥ ${LOAD_BOUND_CORES} cores together or one's event-loop delay p99 exceeded ${LOAD_BOUND_DELAY_MS} ms.`,
+      `A run counts as machine-bound when the service's main thread waited for its CPU (run-queue time, /proc/<pid>/task/<pid>/schedstat) ${MACHINE_BOUND_WAIT * 100} % of the window or more: other processes held its core, and its figures are the machine's, not the service's; such runs are reported but not counted for the largest E or the target.`,
       "End to end: per patch sent in the window, from its send to the moment the last other editor of its document had a version at least its own (through its feed); a patch never acknowledged, or not arrived by the drain bound, counts as infinite. Acknowledged: the share of the patches sent in the window that got a 200.",
       "Memory per open editor: the service's VmRSS with every editor's long poll held (once the service has used < 3 % CPU for 1.5 s) minus its VmRSS when idle before any document was created, divided by E; and the same at the end of the measured window (while typing). No GC is forced.",
     );
     const row = (label: string, runs: readonly EditorsRun[], value: (r: EditorsRun) => number, unit: string) => result.rows.push({ label, figure: figure(runs.map(value), unit) });
     for (const [e, runs] of byLevel) {
-      const bound = runs.some((r) => r.loadBound) ? ` — load generators were the bound in ${runs.filter((r) => r.loadBound).length} of ${runs.length} run(s)` : "";
+      const loadBoundRuns = runs.filter((r) => r.loadBound).length;
+      const machineBoundRuns = runs.filter((r) => r.machineBound).length;
+      const bound =
+        (loadBoundRuns > 0 ? ` — load generators were the bound in ${loadBoundRuns} of ${runs.length} run(s)` : "") +
+        (machineBoundRuns > 0 ? ` — machine-bound (the service waited for its CPU) in ${machineBoundRuns} of ${runs.length} run(s)` : "");
       row(`E=${e}: end to end (send → every other editor of the document) p50${bound}`, runs, (r) => r.e2eP50, "ms");
       row(`E=${e}: end to end p95${bound}`, runs, (r) => r.e2eP95, "ms");
       row(`E=${e}: end to end p99${bound}`, runs, (r) => r.e2eP99, "ms");
@@ -223,23 +237,24 @@ export const openEditors: Scenario = {
     }
     let largest = 0;
     for (const [e, runs] of byLevel) {
-      if (!runs.some((r) => r.loadBound) && median(runs.map((r) => r.e2eP95)) < TARGET_P95_MS && median(runs.map((r) => r.acknowledgedShare)) >= MIN_ACKNOWLEDGED && e > largest) largest = e;
+      if (!runs.some((r) => r.loadBound || r.machineBound) && median(runs.map((r) => r.e2eP95)) < TARGET_P95_MS && median(runs.map((r) => r.acknowledgedShare)) >= MIN_ACKNOWLEDGED && e > largest) largest = e;
     }
-    result.notes.unshift(`Largest E whose median end-to-end p95 stays under ${TARGET_P95_MS} ms with ≥ 99.9 % acknowledged (and no load-bound run): ${largest || "none"}.`);
+    result.notes.unshift(`Largest E whose median end-to-end p95 stays under ${TARGET_P95_MS} ms with ≥ 99.9 % acknowledged (and no load-bound or machine-bound run): ${largest || "none"}.`);
     const runs = byLevel.get(TARGET_E) ?? (context.quick ? [...byLevel.values()].at(-1) : undefined);
     if (runs) {
       const e = runs[0]!.e;
       const p95 = median(runs.map((r) => r.e2eP95));
       const acknowledged = median(runs.map((r) => r.acknowledgedShare));
       const bound = runs.filter((r) => r.loadBound).length;
+      const machineBound = runs.filter((r) => r.machineBound).length;
       const memory = median(runs.map((r) => (r.rssOpen - r.rssIdle) / e));
       result.targets.push({
         id: "open-editors",
         label: `open editors (service on one core): E = ${e.toLocaleString("en-US")} over ${(e / EDITORS_PER_DOCUMENT).toLocaleString("en-US")} documents, 20 % typing: end-to-end p95 under ${TARGET_P95_MS} ms with ≥ 99.9 % acknowledged`,
-        measured: `${bound > 0 ? `load generators were the bound in ${bound} of ${runs.length} run(s); ` : ""}end-to-end p95 ${formatNumber(p95)} ms, ${formatNumber(acknowledged * 100, 4)} % acknowledged, ${formatNumber(memory / 1024)} KB of service memory per open editor; largest E within the bound: ${largest || "none"}`,
+        measured: `${bound > 0 ? `load generators were the bound in ${bound} of ${runs.length} run(s); ` : ""}${machineBound > 0 ? `machine-bound (the service waited for its CPU ≥ ${MACHINE_BOUND_WAIT * 100} % of the window) in ${machineBound} of ${runs.length} run(s), not evaluated; ` : ""}end-to-end p95 ${formatNumber(p95)} ms, ${formatNumber(acknowledged * 100, 4)} % acknowledged, ${formatNumber(memory / 1024)} KB of service memory per open editor; largest E within the bound: ${largest || "none"}`,
         value: p95 / TARGET_P95_MS,
         threshold: "< 1.0 (p95 / 250 ms) and ≥ 99.9 % acknowledged",
-        met: bound === 0 && p95 < TARGET_P95_MS && acknowledged >= MIN_ACKNOWLEDGED,
+        met: bound === 0 && machineBound === 0 && p95 < TARGET_P95_MS && acknowledged >= MIN_ACKNOWLEDGED,
       });
     }
     return finish();
