@@ -51,6 +51,8 @@ export interface EditorsRun {
   skippedTickShare: number;
   serverCores: number;
   cpuPerPatchUs: number;
+  /** The service's CPU per request answered in the window (patches and feed answers). */
+  cpuPerRequestUs: number;
   serverWaitShare: number;
   loadCores: number;
   loadEventLoopP99Ms: number;
@@ -146,6 +148,7 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
       skippedTickShare: data.reduce((s, d) => s + d.skippedTicks, 0) / Math.max(1, data.reduce((s, d) => s + d.ticks, 0)),
       serverCores: serviceCpuMs / plan.measureMs,
       cpuPerPatchUs: (serviceCpuMs * 1000) / accepted,
+      cpuPerRequestUs: (serviceCpuMs * 1000) / (accepted + data.reduce((s, d) => s + d.feedAnswersInWindow, 0)),
       serverWaitShare: serviceSampler.waitShareBetween(windowStart, windowEnd),
       loadCores,
       loadEventLoopP99Ms,
@@ -226,6 +229,7 @@ export const openEditors: Scenario = {
       row(`E=${e}: ticks skipped (patch still in flight)`, runs, (r) => r.skippedTickShare * 100, "%");
       row(`E=${e}: service CPU`, runs, (r) => r.serverCores, "cores");
       row(`E=${e}: service CPU per accepted patch (all its work charged to patches)`, runs, (r) => r.cpuPerPatchUs, "µs");
+      row(`E=${e}: service CPU per request answered (patches and feed answers)`, runs, (r) => r.cpuPerRequestUs, "µs");
       row(`E=${e}: service main thread waited for its CPU`, runs, (r) => r.serverWaitShare * 100, "%");
       row(`E=${e}: service RSS, polls held`, runs, (r) => r.rssOpen / MIB, "MiB");
       row(`E=${e}: load generators CPU (${runs[0]!.processes} process(es))`, runs, (r) => r.loadCores, "cores");
