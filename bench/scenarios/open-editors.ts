@@ -9,6 +9,7 @@ import { wallNow } from "../lib/child.js";
 import { beginResult, checkDeadline, type BenchContext, type Scenario } from "../lib/context.js";
 import { CpuSampler } from "../lib/cpu-sampler.js";
 import { isLoadBound, LOAD_BOUND_CORES, LOAD_BOUND_DELAY_MS } from "../lib/load-bound.js";
+import { readFileSync } from "node:fs";
 import { readRss, waitForQuiet } from "../lib/proc.js";
 import { forkLoad, type LoadHandle } from "../lib/processes.js";
 import { startService } from "../lib/service.js";
@@ -68,6 +69,16 @@ export interface EditorsRun {
   feedErrors: number;
 }
 
+/** A process's soft limit on open files (/proc/<pid>/limits, "Max open files"); Infinity when unlimited or unreadable. */
+function openFilesLimit(pid: number | "self"): number {
+  try {
+    const match = /^Max open files\s+(\S+)/m.exec(readFileSync(`/proc/${pid}/limits`, "utf8"));
+    return match && match[1] !== "unlimited" ? Number(match[1]) : Number.POSITIVE_INFINITY;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 function planFor(context: BenchContext): Plan {
   const levels = process.env.BENCH_EDITORS_LEVELS?.split(",").map(Number).filter((n) => Number.isInteger(n) && n >= EDITORS_PER_DOCUMENT);
   const runs = Number(process.env.BENCH_EDITORS_RUNS ?? "");
@@ -88,6 +99,10 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
   const loads: LoadHandle[] = [];
   const samplers: CpuSampler[] = [];
   try {
+    // One socket per editor and one more per typist on the service's side (the load side splits them).
+    const sockets = Math.ceil(e * (1 + TYPING_SHARE)) + 200;
+    const limit = openFilesLimit(service.pid);
+    if (sockets > limit) throw new Error(`E = ${e} needs about ${sockets} open files in the service, its limit is ${limit} (raise ulimit -n)`);
     await waitForQuiet(service.pid, { quietMs: 1000, maxMs: 5000 });
     const rssIdle = readRss(service.pid);
     const documents = e / EDITORS_PER_DOCUMENT;
@@ -203,6 +218,7 @@ export const openEditors: Scenario = {
     if (skipped.length > 0) result.notes.push(`Not measured for lack of time in this run: E = ${skipped.join(", ")}.`);
     result.method.push(
       `E editors over E / ${EDITORS_PER_DOCUMENT} documents of 20 lines. Each editor opens its document (GET) and then holds one long poll at all times, as the SDK's client does (GET …/changes?since=<version of its last feed answer>&wait=${WAIT_SECONDS}); ${TYPING_SHARE * 100} % of the editors (a seeded shuffle: some documents have no typist, some several) type one one-line patch every ${INTERVAL_MS} ms on a connection of their own, skipping a tick while the previous one is in flight, sent as the client sends it (PATCH …/content with baseVersion, checksum, clientId, seq and ops). ${plan.runs} run(s) per E, each on a fresh service; ${plan.warmupMs} ms of typing as warm-up, ${plan.measureMs} ms measured, then ≤ ${plan.drainMs} ms for patches in flight and ≤ ${plan.drainMs} ms for the feeds to catch up.`,
+      `Open files: the service needs one per editor and one more per typist (12,200 at E = 10,000); its limit in this run was ${openFilesLimit("self")} (inherited from the runner's ulimit -n; a level that would exceed it fails at once).`,
       `Load generators: one process per ${EDITORS_PER_PROCESS.toLocaleString("en-US")} editors, each owning whole documents with all their editors (so a patch and its arrivals are timed on one clock), raw keep-alive connections (one per editor, one more per typist), all on the load side's CPU; their CPU is the sum over the processes, their event-loop delay the worst p99. A run counts as load-bound when they used ≥ ${LOAD_BOUND_CORES} cores together or one's event-loop delay p99 exceeded ${LOAD_BOUND_DELAY_MS} ms.`,
       `A run counts as machine-bound when the service's main thread waited for its CPU (run-queue time, /proc/<pid>/task/<pid>/schedstat) ${MACHINE_BOUND_WAIT * 100} % of the window or more: other processes held its core, and its figures are the machine's, not the service's; such runs are reported but not counted for the largest E or the target.`,
       "End to end: per patch sent in the window, from its send to the moment the last other editor of its document had a version at least its own (through its feed); a patch never acknowledged, or not arrived by the drain bound, counts as infinite. Acknowledged: the share of the patches sent in the window that got a 200.",
