@@ -7,7 +7,8 @@
  * Diagnostics (not for published figures): BENCH_AUTHORS_LEVELS=400,1000 limits the authors
  * scenario to those N; BENCH_DEBUG=<path prefix> makes it log phase times and write per-patch logs.
  * BENCH_EDITORS_LEVELS=1000,10000 and BENCH_EDITORS_RUNS=n do the same for the open-editors scenario.
- * BENCH_KEEP_PROFILES=<dir> keeps the services' .cpuprofile files there.
+ * BENCH_KEEP_PROFILES=<dir> keeps the services' .cpuprofile files there; BENCH_SERVICE_NODE_FLAGS="--single-threaded-gc
+ * --perf-basic-prof" starts the service with those Node.js flags instead of npm start's (for perf record).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
