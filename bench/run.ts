@@ -6,7 +6,9 @@
  * the service is profiled in every run for hot-document and authors (lib/profiles.ts).
  * Diagnostics (not for published figures): BENCH_AUTHORS_LEVELS=400,1000 limits the authors
  * scenario to those N; BENCH_DEBUG=<path prefix> makes it log phase times and write per-patch logs.
- * BENCH_KEEP_PROFILES=<dir> keeps the services' .cpuprofile files there.
+ * BENCH_EDITORS_LEVELS=1000,10000 and BENCH_EDITORS_RUNS=n do the same for the open-editors scenario.
+ * BENCH_KEEP_PROFILES=<dir> keeps the services' .cpuprofile files there; BENCH_SERVICE_NODE_FLAGS="--single-threaded-gc
+ * --perf-basic-prof" starts the service with those Node.js flags instead of npm start's (for perf record).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,11 +30,12 @@ import { encryptionCost } from "./scenarios/encryption-cost.js";
 import { feedFanout } from "./scenarios/feed-fanout.js";
 import { hotDocument, manyDocuments } from "./scenarios/hot-document.js";
 import { metricsOverhead } from "./scenarios/metrics-overhead.js";
+import { openEditors } from "./scenarios/open-editors.js";
 import { restart } from "./scenarios/restart.js";
 
-const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, metricsOverhead, authors, feedFanout, bigDocument, restart, encryptionCost];
-/** The whole run stays under 10 minutes (2 in quick mode); the profiles get what is left. */
-const TOTAL_BUDGET_S = { full: 570, quick: 115 };
+const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, metricsOverhead, authors, openEditors, feedFanout, bigDocument, restart, encryptionCost];
+/** The whole run stays under 15 minutes (3 in quick mode); the profiles get what is left. */
+const TOTAL_BUDGET_S = { full: 870, quick: 175 };
 
 const { values } = parseArgs({
   options: {

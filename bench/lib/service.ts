@@ -137,7 +137,9 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     ...options.env,
   };
   // The service runs with the flags `npm start` gives it (package.json).
-  const nodeArgs = [...(options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : []), ...(options.nodeFlags ?? SERVICE_NODE_FLAGS), ...options.build.entryArgs];
+  // BENCH_SERVICE_NODE_FLAGS (diagnostics, e.g. "--single-threaded-gc --perf-basic-prof" for perf): instead of npm start's.
+  const flags = options.nodeFlags ?? (process.env.BENCH_SERVICE_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? SERVICE_NODE_FLAGS);
+  const nodeArgs = [...(options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : []), ...flags, ...options.build.entryArgs];
   let server: ServerHandle;
   try {
     server = await spawnServer({
