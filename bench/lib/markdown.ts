@@ -61,7 +61,7 @@ export function merge(data: BenchData, run: RunRecord, results: ScenarioResult[]
   for (const result of results) scenarios[`${result.backend}:${result.id}`] = result;
   const merged = { ...data.profiles };
   for (const profile of profiles) merged[`${profile.backend}:${profile.scenario}`] = profile;
-  return { version: 1, runs: [...data.runs, run].slice(-12), scenarios, profiles: merged };
+  return { version: 1, runs: [...data.runs, run].slice(-24), scenarios, profiles: merged };
 }
 
 // JSON has no Infinity or NaN ("never happened", "not measured"): they are kept as strings.
