@@ -39,13 +39,13 @@ export interface ChangeFeedOptions {
  */
 export class ChangeFeed {
   private readonly reads: FeedReads<ChangeFeedView>;
-  private readonly shared: SharedReads<ChangeFeedView>;
+  private readonly sharing: SharedReads<ChangeFeedView>;
 
   constructor(private readonly options: ChangeFeedOptions) {
     const kept = new KeptDiffs<ChangeFeedView>(options.clock, options.policy);
     const changes = new ChangesSince(options.store, options.texts, kept);
     this.reads = new FeedReads(options.hub, kept);
-    this.shared = new SharedReads((id, since) => changes.read(id, since));
+    this.sharing = new SharedReads((id, since) => changes.read(id, since));
   }
 
   /** The changes since `since`, waiting up to `waitSeconds` (clamped) for one; `undefined` means none (204). */
@@ -70,9 +70,9 @@ export class ChangeFeed {
       if (wait && departure) departure.onGone = wait.cancel;
       let answer: ChangeFeedView | undefined;
       try {
-        if (step.kind === "shared") answer = await this.shared.shared(id, since, step.version);
-        else if (step.kind === "joined") answer = await this.shared.joined(id, since);
-        // else "wait": nothing to read, and `wait` is registered (it is only the step of a poll that may wait).
+        if (step.kind === "shared") answer = await this.sharing.shared(id, since, step.version);
+        else if (step.kind === "joined") answer = await this.sharing.joined(id, since);
+        // "wait" reads nothing; only a poll that may wait is told to, so `wait` is registered.
       } catch (error) {
         wait?.cancel();
         throw error;
