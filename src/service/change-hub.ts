@@ -20,8 +20,9 @@ export interface Wait {
 
 /**
  * Wakes the waiters of one document when it changes. A wake is only a hint that the store has
- * something new; every waiter then reads the store. Each wait holds one timer and one set entry,
- * both gone when it ends (answer, timeout, abort or shutdown); nothing polls the database.
+ * something new; the waiters then read the store (how they share that read: feed-reads.ts). Each
+ * wait holds one timer and one set entry, both gone when it ends (answer, timeout, abort or
+ * shutdown); nothing polls the database.
  */
 export class ChangeHub {
   private readonly waiters = new Map<string, Set<Waiter>>();

@@ -3,14 +3,11 @@ import type { ChangeFeed } from "../../service/change-feed.js";
 import { ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
 import { noContent, shared } from "../openapi-answers.js";
-import { answerLongPoll, feedAnswer, type FeedBodies } from "./feed-reply.js";
-
-/** The serialized body of each answer still in use (feed-reply.ts). */
-const bodies: FeedBodies = new WeakMap();
-
+import { feedAnswer, FeedReplies } from "./feed-reply.js";
 
 /** GET …/changes: the long-polling change feed. */
 export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = async (app, { feed }) => {
+  const replies = new FeedReplies();
   app.get(
     "/documents/:documentId/changes",
     {
@@ -31,6 +28,6 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
       },
     },
     async (request, reply) =>
-      answerLongPoll(reply, bodies, (departure) => feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, departure)),
+      replies.send(reply, (departure) => feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, departure)),
   );
 };

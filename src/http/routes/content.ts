@@ -7,6 +7,7 @@ import { examples } from "../../api/examples.js";
 import { ProblemDetailSchema } from "../../api/problem.js";
 import { json, JSON_MEDIA, problem, PROBLEM_MEDIA, problemExamples, shared, withExample } from "../openapi-answers.js";
 import { opsJson } from "../ops-json.js";
+import { sendJsonText } from "./json-reply.js";
 
 /** What Fastify sends a JSON body with. */
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -68,8 +69,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
       // ContentPatchResult, written by hand: the ops since the base are most of it (hundreds for an
       // author among many), and opsJson reuses the JSON of the lines they share with earlier answers.
       const body = `{"version":${outcome.version},"opsSinceBase":${opsJson(outcome.opsSinceBase)},"checksum":${JSON.stringify(outcome.checksum)}}`;
-      // The typed reply expects the schema's shape; this is its serialized text.
-      return reply.type(JSON_CONTENT_TYPE).send(body as never);
+      return sendJsonText(reply, body);
     },
   );
 };

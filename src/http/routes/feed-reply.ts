@@ -4,9 +4,7 @@ import { examples } from "../../api/examples.js";
 import type { ChangeFeedView, Departure } from "../../service/change-feed.js";
 import { JSON_MEDIA } from "../openapi-answers.js";
 import { changeFeedJson } from "../ops-json.js";
-
-/** What Fastify sends a JSON body with. */
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+import { sendJsonText } from "./json-reply.js";
 
 /** The 200 of a change feed route: a diff or the full text, with an example of each. */
 export const feedAnswer = {
@@ -22,40 +20,37 @@ export const feedAnswer = {
   },
 };
 
-/** Serialized answers still in use, per route: an answer shared by many requests is serialized once. */
-export type FeedBodies = WeakMap<ChangeFeedView, Buffer>;
-
 /**
- * Answers one long poll of a change feed: 204 when `poll` finds nothing within its wait, else the
- * answer as ChangeFeedSchema's JSON (changeFeedJson writes only the schema's fields, so no id of
- * the document can ride along). Each route still keeps its own {@link FeedBodies}: bytes made for
- * one route never answer another.
+ * Answers the long polls of one change feed route: 204 when a poll finds nothing within its wait,
+ * else the answer as ChangeFeedSchema's JSON (changeFeedJson writes only the schema's fields, so no
+ * id of the document can ride along). Each route makes its own, so that bytes made for one route
+ * never answer another.
  */
-export async function answerLongPoll(
-  reply: FastifyReply,
-  bodies: FeedBodies,
-  poll: (departure: Departure) => Promise<ChangeFeedView | undefined>,
-): Promise<FastifyReply> {
-  // A client that goes away ends its wait at once: no waiter and no timer stay behind.
-  const departure: { gone: boolean; onGone?: () => void } = { gone: false };
-  const onClose = () => {
-    departure.gone = true;
-    departure.onGone?.();
-  };
-  reply.raw.once("close", onClose);
-  try {
-    const answer = await poll(departure);
-    if (!answer) return reply.code(204).send(null);
-    // Waiters woken together (and polls that find the same head) share one answer object:
-    // it is serialized once, and the same bytes are sent to each of them with the content type
-    // Fastify would give them.
-    let body = bodies.get(answer);
-    if (!body) {
-      body = Buffer.from(changeFeedJson(answer), "utf8");
-      bodies.set(answer, body);
+export class FeedReplies {
+  /** The serialized body of each answer still in use. */
+  private readonly bodies = new WeakMap<ChangeFeedView, Buffer>();
+
+  async send(reply: FastifyReply, poll: (departure: Departure) => Promise<ChangeFeedView | undefined>): Promise<FastifyReply> {
+    // A client that goes away ends its wait at once: no waiter and no timer stay behind.
+    const departure: { gone: boolean; onGone?: () => void } = { gone: false };
+    const onClose = () => {
+      departure.gone = true;
+      departure.onGone?.();
+    };
+    reply.raw.once("close", onClose);
+    try {
+      const answer = await poll(departure);
+      if (!answer) return reply.code(204).send(null);
+      // Waiters woken together (and polls that find the same head) share one answer object:
+      // it is serialized once, and the same bytes are sent to each of them.
+      let body = this.bodies.get(answer);
+      if (!body) {
+        body = Buffer.from(changeFeedJson(answer), "utf8");
+        this.bodies.set(answer, body);
+      }
+      return sendJsonText(reply, body);
+    } finally {
+      reply.raw.off("close", onClose);
     }
-    return reply.header("content-type", JSON_CONTENT_TYPE).send(body);
-  } finally {
-    reply.raw.off("close", onClose);
   }
 }

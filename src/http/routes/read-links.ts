@@ -6,15 +6,12 @@ import { EXAMPLE_READ_ID, ReadIdParams, ReadLinkSchema, ReadOnlyDocumentSchema }
 import type { ReadLinks } from "../../service/read-links.js";
 import { examples, EXAMPLE_DOCUMENT_ID } from "../../api/examples.js";
 import { json, noContent, problem, shared } from "../openapi-answers.js";
-import { answerLongPoll, feedAnswer, type FeedBodies } from "./feed-reply.js";
+import { feedAnswer, FeedReplies } from "./feed-reply.js";
 
 // docs/sharing.md: what a read-only link is, and what it never shows.
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const tags = ["documents"];
-
-/** Feed answers serialized for this route's requests; never the bytes of another route (feed-reply.ts). */
-const bodies: FeedBodies = new WeakMap();
 
 /** A 404 answer of this file's routes, with its example detail. */
 const notFound = (description: string, detail: string) => problem(description, { code: "not-found", detail, instance: `/api/v1/read/${EXAMPLE_READ_ID}` });
@@ -122,6 +119,8 @@ export const readLinkRoutes: FastifyPluginAsyncTypebox<{ readLinks: ReadLinks }>
     async (request) => (await readLinks.history(request.params.readId)).map((entry) => ({ ...entry, timestamp: iso(entry.timestamp) })),
   );
 
+  // The feed's answers are serialized for this route's requests alone (feed-reply.ts).
+  const replies = new FeedReplies();
   app.get(
     "/read/:readId/changes",
     {
@@ -142,6 +141,6 @@ export const readLinkRoutes: FastifyPluginAsyncTypebox<{ readLinks: ReadLinks }>
       },
     },
     async (request, reply) =>
-      answerLongPoll(reply, bodies, (departure) => readLinks.changes(request.params.readId, request.query.since, request.query.wait ?? 25, departure)),
+      replies.send(reply, (departure) => readLinks.changes(request.params.readId, request.query.since, request.query.wait ?? 25, departure)),
   );
 };
