@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import { DOCUMENTS, T0, UNKNOWN_ID, at, checksum, createDocument, expectJson, expectProblem, invalid, notFound, type DocumentJson } from "../support/http-expect.js";
+import { DOCUMENTS, T0, UNKNOWN_ID, at, checksum, createDocument, expectDocument, expectJson, expectProblem, invalid, notFound, type DocumentJson } from "../support/http-expect.js";
 
 
 const t = appPerTest();
@@ -133,7 +133,7 @@ describe("POST /documents/{documentId}/restore", () => {
 
     const expected = { id, title: "Plan B", content: "two", version: 4, createdAt: T0, updatedAt: at(2000) };
     expectJson(response, 200, expected);
-    expectJson(await t.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}` }), 200, expected);
+    await expectDocument(t.app, expected);
     expectJson(await history(id), 200, [
       entry(id, 1, "CREATED", "Plan", "one", T0),
       entry(id, 2, "UPDATED", "Plan B", "two", T0),
@@ -178,7 +178,7 @@ describe("POST /documents/{documentId}/restore", () => {
 
     const expected = { id: created.id, title: "Plan", content: "one", version: 3, createdAt: T0, updatedAt: at(2000) };
     expectJson(response, 200, expected);
-    expectJson(await t.app.inject({ method: "GET", url: `${DOCUMENTS}/${created.id}` }), 200, expected);
+    await expectDocument(t.app, expected);
     expectJson(await history(created.id), 200, [
       entry(created.id, 1, "CREATED", "Plan", "one", T0),
       entry(created.id, 2, "UPDATED", "Plan B", "two\nlines", at(1000)),
