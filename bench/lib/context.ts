@@ -95,3 +95,10 @@ export async function measureLevels<R>(result: ScenarioResult, symbol: string, l
   if (skipped.length > 0) result.notes.push(`Not measured for lack of time in this run: ${symbol} = ${skipped.join(", ")}.`);
   return byLevel;
 }
+
+/** Up to `count` runs of `once`, none started that would not end before the deadline (`costMs`: one run's rough wall time). */
+export async function runsThatFit<R>(context: BenchContext, count: number, costMs: number, once: (run: number) => Promise<R>): Promise<R[]> {
+  const runs: R[] = [];
+  for (let run = 0; run < count && performance.now() + costMs <= context.deadline; run++) runs.push(await once(run));
+  return runs;
+}

@@ -1,6 +1,6 @@
 import type { AuthorsResult } from "../load/authors.js";
 import { wallNow } from "../lib/child.js";
-import { beginResult, measureLevels, type BenchContext, type Scenario } from "../lib/context.js";
+import { beginResult, measureLevels, runsThatFit, type BenchContext, type Scenario } from "../lib/context.js";
 import { CpuSampler } from "../lib/cpu-sampler.js";
 import { API, createPool, requestJson } from "../lib/http.js";
 import { isLoadBound, LOAD_BOUND_RULE } from "../lib/load-bound.js";
@@ -119,22 +119,19 @@ function runCostMs(plan: Plan, n: number): number {
 
 async function measureLevel(context: BenchContext, n: number, plan: Plan, profileDir?: string): Promise<AuthorsRun[]> {
   const load = startGenerator(n, plan);
-  const runs: AuthorsRun[] = [];
   try {
-    for (let run = 0; run < plan.runs; run++) {
-      if (performance.now() + runCostMs(plan, n) > context.deadline) break;
+    return await runsThatFit(context, plan.runs, runCostMs(plan, n), async (run) => {
       const r = await runOnce(context, load, n, plan, profileDir);
       context.log(
         `N=${n} run ${run + 1}: end to end p50 ${r.e2eP50.toFixed(0)} ms, p95 ${r.e2eP95.toFixed(0)} ms; ${(r.acknowledgedShare * 100).toFixed(1)} % acknowledged; ${(r.skippedTickShare * 100).toFixed(0)} % ticks skipped; ${r.acceptedPerSecond.toFixed(0)} patches/s; service ${r.serverCores.toFixed(2)} cores, ${r.cpuPerPatchUs.toFixed(0)} µs/patch, ${r.cpuPerFeedAnswerUs.toFixed(0)} µs/feed answer; load generator ${r.loadCores.toFixed(2)} cores, event-loop p99 ${r.loadEventLoopP99Ms.toFixed(0)} ms${r.loadBound ? " (LOAD-BOUND)" : ""}; waited for their CPU: service ${(r.serverWaitShare * 100).toFixed(0)} %, load generator ${(r.loadWaitShare * 100).toFixed(0)} % of the window`,
       );
-      runs.push(r);
-    }
+      return r;
+    });
   } finally {
     load.send({ type: "run", done: true });
     await load.exited(5_000).catch(() => undefined);
     load.kill();
   }
-  return runs;
 }
 
 export const authors: Scenario = {
