@@ -1,4 +1,4 @@
-/** What the authors load generator (bench/load/authors.ts) and its scenario share, and its set-up steps. */
+/** What the authors load generator (bench/load/authors.ts) and its scenario share, and the waits of both editor load generators (bench/load/editor-pool.ts). */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sleep, wallNow } from "../lib/child.js";
 
