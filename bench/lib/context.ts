@@ -79,3 +79,26 @@ export function beginResult(id: string, title: string, backend: Backend): { resu
     },
   };
 }
+
+/**
+ * Measures each level in turn (`measure` gives its runs); a level that got none, too late to fit one
+ * before the deadline, is left out and named in a note rather than half-measured.
+ */
+export async function measureLevels<R>(result: ScenarioResult, symbol: string, levels: readonly number[], measure: (level: number) => Promise<R[]>): Promise<Map<number, R[]>> {
+  const byLevel = new Map<number, R[]>();
+  const skipped: number[] = [];
+  for (const level of levels) {
+    const runs = await measure(level);
+    if (runs.length > 0) byLevel.set(level, runs);
+    else skipped.push(level);
+  }
+  if (skipped.length > 0) result.notes.push(`Not measured for lack of time in this run: ${symbol} = ${skipped.join(", ")}.`);
+  return byLevel;
+}
+
+/** Up to `count` runs of `once`, none started that would not end before the deadline (`costMs`: one run's rough wall time). */
+export async function runsThatFit<R>(context: BenchContext, count: number, costMs: number, once: (run: number) => Promise<R>): Promise<R[]> {
+  const runs: R[] = [];
+  for (let run = 0; run < count && performance.now() + costMs <= context.deadline; run++) runs.push(await once(run));
+  return runs;
+}

@@ -1,7 +1,6 @@
-/** What the authors load generator (bench/load/authors.ts) and its scenario share, and its set-up steps. */
+/** What the authors load generator (bench/load/authors.ts) and its scenario share, and the waits of both editor load generators (bench/load/editor-pool.ts). */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sleep, wallNow } from "../lib/child.js";
-import { rawRequest, type RawConnection } from "../lib/raw-http.js";
 
 export interface Config {
   /** Global index of this process's first author; author g owns line g. */
@@ -58,19 +57,6 @@ export async function waitUntil(done: () => boolean, timeoutMs: number, what: st
     if (performance.now() > end) throw new Error(`${what || "condition"} not reached within ${timeoutMs} ms`);
     await sleep(10);
   }
-}
-
-/** A GET of `path` on every connection, `parallel` at a time (each author's editor loading the document). */
-export async function openEditors(connections: RawConnection[], path: string, parallel: number): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(parallel, connections.length) }, async () => {
-      while (next < connections.length) {
-        const answer = await rawRequest(connections[next++]!, "GET", path);
-        if (answer.status !== 200) throw new Error(`GET of the document answered ${answer.status}`);
-      }
-    }),
-  );
 }
 
 /**

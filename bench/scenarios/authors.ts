@@ -1,6 +1,6 @@
 import type { AuthorsResult } from "../load/authors.js";
 import { wallNow } from "../lib/child.js";
-import { beginResult, type BenchContext, type Scenario } from "../lib/context.js";
+import { beginResult, measureLevels, runsThatFit, type BenchContext, type Scenario } from "../lib/context.js";
 import { CpuSampler } from "../lib/cpu-sampler.js";
 import { API, createPool, requestJson } from "../lib/http.js";
 import { isLoadBound, LOAD_BOUND_RULE } from "../lib/load-bound.js";
@@ -119,22 +119,19 @@ function runCostMs(plan: Plan, n: number): number {
 
 async function measureLevel(context: BenchContext, n: number, plan: Plan, profileDir?: string): Promise<AuthorsRun[]> {
   const load = startGenerator(n, plan);
-  const runs: AuthorsRun[] = [];
   try {
-    for (let run = 0; run < plan.runs; run++) {
-      if (performance.now() + runCostMs(plan, n) > context.deadline) break;
+    return await runsThatFit(context, plan.runs, runCostMs(plan, n), async (run) => {
       const r = await runOnce(context, load, n, plan, profileDir);
       context.log(
         `N=${n} run ${run + 1}: end to end p50 ${r.e2eP50.toFixed(0)} ms, p95 ${r.e2eP95.toFixed(0)} ms; ${(r.acknowledgedShare * 100).toFixed(1)} % acknowledged; ${(r.skippedTickShare * 100).toFixed(0)} % ticks skipped; ${r.acceptedPerSecond.toFixed(0)} patches/s; service ${r.serverCores.toFixed(2)} cores, ${r.cpuPerPatchUs.toFixed(0)} µs/patch, ${r.cpuPerFeedAnswerUs.toFixed(0)} µs/feed answer; load generator ${r.loadCores.toFixed(2)} cores, event-loop p99 ${r.loadEventLoopP99Ms.toFixed(0)} ms${r.loadBound ? " (LOAD-BOUND)" : ""}; waited for their CPU: service ${(r.serverWaitShare * 100).toFixed(0)} %, load generator ${(r.loadWaitShare * 100).toFixed(0)} % of the window`,
       );
-      runs.push(r);
-    }
+      return r;
+    });
   } finally {
     load.send({ type: "run", done: true });
     await load.exited(5_000).catch(() => undefined);
     load.kill();
   }
-  return runs;
 }
 
 export const authors: Scenario = {
@@ -144,19 +141,10 @@ export const authors: Scenario = {
   run: async (context) => {
     const { result, finish } = beginResult(authors.id, authors.title, context.backend);
     const plan = planFor(context);
-    const byLevel = new Map<number, AuthorsRun[]>();
-    const skipped: number[] = [];
-    for (const n of plan.levels) {
-      // Levels too late to fit even one run are skipped (and said so), not half-measured.
-      if (performance.now() + runCostMs(plan, n) + 3000 > context.deadline) {
-        skipped.push(n);
-        continue;
-      }
-      const runs = await measureLevel(context, n, plan);
-      if (runs.length > 0) byLevel.set(n, runs);
-      else skipped.push(n);
-    }
-    if (skipped.length > 0) result.notes.push(`Not measured for lack of time in this run: N = ${skipped.join(", ")}.`);
+    // A level too late to fit even one run is not started.
+    const byLevel = await measureLevels(result, "N", plan.levels, async (n) =>
+      performance.now() + runCostMs(plan, n) + 3000 > context.deadline ? [] : measureLevel(context, n, plan),
+    );
     result.method.push(
       `N authors on one document of N lines; each sends a one-line patch (its own line) every ${INTERVAL_MS} ms, skipping a tick while its previous patch is in flight, and keeps one long-poll (GET …/changes?since=<its version>&wait=60) open; ${plan.runs} run(s) per N, each on a fresh service process and document (an overloaded run leaves a backlog behind); ${plan.warmupMs} ms warm-up, ${plan.measureMs} ms measured, then the feeds drain (≤ ${plan.drainMs} ms).`,
       "An author's view advances with every feed answer and with its own 200s (`opsSinceBase` + its rebased op), as an editor's does. Headline, \"end to end\": per patch, from the moment its author sent it to the moment the last other author's view included its version (the slowest of the N − 1), percentiles over patches. \"send → pair\": the same from send, over every (patch, other author) pair. Secondary, from the sender's 200 instead of the send: \"ack → pair\" and \"ack → all others\".",

@@ -6,7 +6,7 @@
  */
 import type { EditorsConfig, EditorsResult } from "../load/editors.js";
 import { wallNow } from "../lib/child.js";
-import { beginResult, checkDeadline, type BenchContext, type Scenario } from "../lib/context.js";
+import { beginResult, checkDeadline, measureLevels, runsThatFit, type BenchContext, type Scenario } from "../lib/context.js";
 import { CpuSampler } from "../lib/cpu-sampler.js";
 import { isLoadBound, LOAD_BOUND_CORES, LOAD_BOUND_DELAY_MS } from "../lib/load-bound.js";
 import { readFileSync } from "node:fs";
@@ -199,23 +199,16 @@ export const openEditors: Scenario = {
   run: async (context) => {
     const { result, finish } = beginResult(openEditors.id, openEditors.title, context.backend);
     const plan = planFor(context);
-    const byLevel = new Map<number, EditorsRun[]>();
-    const skipped: number[] = [];
-    for (const e of plan.levels) {
-      const runs: EditorsRun[] = [];
-      for (let run = 0; run < plan.runs; run++) {
-        if (performance.now() + runCostMs(plan, e) > context.deadline) break;
+    const byLevel = await measureLevels(result, "E", plan.levels, (e) =>
+      runsThatFit(context, plan.runs, runCostMs(plan, e), async (run) => {
         checkDeadline(context, `open editors E=${e}`);
         const r = await runOnce(context, e, plan, run);
         context.log(
           `E=${e} run ${run + 1}: end to end p50 ${r.e2eP50.toFixed(0)} ms, p95 ${r.e2eP95.toFixed(0)} ms; ${(r.acknowledgedShare * 100).toFixed(2)} % acknowledged; ${r.acceptedPerSecond.toFixed(0)} patches/s, ${r.feedAnswersPerSecond.toFixed(0)} feed answers/s; service ${r.serverCores.toFixed(2)} cores, ${r.cpuPerPatchUs.toFixed(0)} µs/patch, RSS idle ${(r.rssIdle / MIB).toFixed(0)} → open ${(r.rssOpen / MIB).toFixed(0)} → typing ${(r.rssEnd / MIB).toFixed(0)} MiB; load ${r.processes} process(es) ${r.loadCores.toFixed(2)} cores, event-loop p99 ${r.loadEventLoopP99Ms.toFixed(0)} ms${r.loadBound ? " (LOAD-BOUND)" : ""}; service waited for its CPU ${(r.serverWaitShare * 100).toFixed(0)} % of the window${r.machineBound ? " (MACHINE-BOUND)" : ""}`,
         );
-        runs.push(r);
-      }
-      if (runs.length > 0) byLevel.set(e, runs);
-      else skipped.push(e);
-    }
-    if (skipped.length > 0) result.notes.push(`Not measured for lack of time in this run: E = ${skipped.join(", ")}.`);
+        return r;
+      }),
+    );
     result.method.push(
       `E editors over E / ${EDITORS_PER_DOCUMENT} documents of 20 lines. Each editor opens its document (GET) and then holds one long poll at all times, as the SDK's client does (GET …/changes?since=<version of its last feed answer>&wait=${WAIT_SECONDS}); ${TYPING_SHARE * 100} % of the editors (a seeded shuffle: some documents have no typist, some several) type one one-line patch every ${INTERVAL_MS} ms on a connection of their own, skipping a tick while the previous one is in flight, sent as the client sends it (PATCH …/content with baseVersion, checksum, clientId, seq and ops). ${plan.runs} run(s) per E, each on a fresh service; ${plan.warmupMs} ms of typing as warm-up, ${plan.measureMs} ms measured, then ≤ ${plan.drainMs} ms for patches in flight and ≤ ${plan.drainMs} ms for the feeds to catch up.`,
       `Open files: the service needs one per editor and one more per typist (12,200 at E = 10,000); its limit in this run was ${openFilesLimit("self")} (inherited from the runner's ulimit -n; a level that would exceed it fails at once).`,

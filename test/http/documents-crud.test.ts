@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import { DOCUMENTS, JSON_TYPE, T0, UNKNOWN_ID, UUID, at, contentTooLarge, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
+import { DOCUMENTS, JSON_TYPE, T0, UNKNOWN_ID, UUID, at, contentTooLarge, createDocument, expectDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 
 const MAX_CONTENT_BYTES = 64;
 
@@ -272,7 +272,7 @@ describe("PUT /documents/{documentId}", () => {
 
     const expected = { id: created.id, title: "Final", content: "a\nb", version: 2, createdAt: T0, updatedAt: at(1500) };
     expectJson(response, 200, expected);
-    expectJson(await t.app.inject({ method: "GET", url }), 200, expected);
+    await expectDocument(t.app, expected);
   });
 
   it("applies the change when expectedVersion is the current version", async () => {
@@ -311,14 +311,7 @@ describe("PUT /documents/{documentId}", () => {
       detail: "expectedVersion 1 is not the current version 2",
       instance: url,
     });
-    expectJson(await t.app.inject({ method: "GET", url }), 200, {
-      id: created.id,
-      title: "Draft",
-      content: "b",
-      version: 2,
-      createdAt: T0,
-      updatedAt: T0,
-    });
+    await expectDocument(t.app, { id: created.id, title: "Draft", content: "b", version: 2, createdAt: T0, updatedAt: T0 });
   });
 
   it("answers 400 for an empty title", async () => {

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import { DOCUMENTS, T0, UNKNOWN_ID, at, checksum, createDocument, expectJson, expectProblem, invalid, notFound, type DocumentJson } from "../support/http-expect.js";
+import { DOCUMENTS, T0, UNKNOWN_ID, at, checksum, createDocument, expectDocument, expectJson, expectProblem, invalid, notFound, type DocumentJson } from "../support/http-expect.js";
 
 
 const t = appPerTest();
@@ -14,12 +14,15 @@ function restore(id: string, body?: unknown): Promise<LightMyRequestResponse> {
   return t.app.inject({ method: "POST", url: `${DOCUMENTS}/${id}/restore`, ...(body === undefined ? {} : { payload: body as object }) });
 }
 
+/** Who sends the patches of {@link patchLine}, as the history names them. */
+const ANN = { clientId: "client-1", displayName: "Ann" };
+
 /** A sync (non-milestone) content patch that replaces line 0 of `base` with `line`. */
 function patchLine(id: string, baseVersion: number, base: string, seq: number, line: string, milestone = false) {
   return t.app.inject({
     method: "PATCH",
     url: `${DOCUMENTS}/${id}/content`,
-    payload: { baseVersion, checksum: checksum(base), clientId: "client-1", seq, displayName: "Ann", milestone, ops: [{ op: "replace", index: 0, count: 1, lines: [line] }] },
+    payload: { baseVersion, checksum: checksum(base), ...ANN, seq, milestone, ops: [{ op: "replace", index: 0, count: 1, lines: [line] }] },
   });
 }
 
@@ -71,7 +74,7 @@ describe("GET /documents/{documentId}/history", () => {
 
     expectJson(await history(created.id), 200, [
       entry(created.id, 1, "CREATED", "Live", "a", T0),
-      entry(created.id, 3, "UPDATED", "Live", "c", at(2000), { clientId: "client-1", displayName: "Ann" }),
+      entry(created.id, 3, "UPDATED", "Live", "c", at(2000), ANN),
     ]);
   });
 
@@ -84,8 +87,8 @@ describe("GET /documents/{documentId}/history", () => {
 
     expectJson(await history(created.id), 200, [
       entry(created.id, 1, "CREATED", "Live", "a", T0),
-      entry(created.id, 3, "UPDATED", "Live", "c", T0, { clientId: "client-1", displayName: "Ann" }),
-      entry(created.id, 5, "UPDATED", "Live", "e", T0, { clientId: "client-1", displayName: "Ann" }),
+      entry(created.id, 3, "UPDATED", "Live", "c", T0, ANN),
+      entry(created.id, 5, "UPDATED", "Live", "e", T0, ANN),
     ]);
   });
 
@@ -97,8 +100,8 @@ describe("GET /documents/{documentId}/history", () => {
 
     expectJson(await history(created.id), 200, [
       entry(created.id, 1, "CREATED", "Live", "a", T0),
-      entry(created.id, 2, "UPDATED", "Live", "b", T0, { clientId: "client-1", displayName: "Ann" }),
-      entry(created.id, 3, "UPDATED", "Live", "c", at(300_000), { clientId: "client-1", displayName: "Ann" }),
+      entry(created.id, 2, "UPDATED", "Live", "b", T0, ANN),
+      entry(created.id, 3, "UPDATED", "Live", "c", at(300_000), ANN),
     ]);
   });
 
@@ -133,7 +136,7 @@ describe("POST /documents/{documentId}/restore", () => {
 
     const expected = { id, title: "Plan B", content: "two", version: 4, createdAt: T0, updatedAt: at(2000) };
     expectJson(response, 200, expected);
-    expectJson(await t.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}` }), 200, expected);
+    await expectDocument(t.app, expected);
     expectJson(await history(id), 200, [
       entry(id, 1, "CREATED", "Plan", "one", T0),
       entry(id, 2, "UPDATED", "Plan B", "two", T0),
@@ -178,7 +181,7 @@ describe("POST /documents/{documentId}/restore", () => {
 
     const expected = { id: created.id, title: "Plan", content: "one", version: 3, createdAt: T0, updatedAt: at(2000) };
     expectJson(response, 200, expected);
-    expectJson(await t.app.inject({ method: "GET", url: `${DOCUMENTS}/${created.id}` }), 200, expected);
+    await expectDocument(t.app, expected);
     expectJson(await history(created.id), 200, [
       entry(created.id, 1, "CREATED", "Plan", "one", T0),
       entry(created.id, 2, "UPDATED", "Plan B", "two\nlines", at(1000)),

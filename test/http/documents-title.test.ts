@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import { DOCUMENTS, T0, UNKNOWN_ID, at, createDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
+import { DOCUMENTS, T0, UNKNOWN_ID, at, createDocument, expectDocument, expectJson, expectProblem, invalid, notFound } from "../support/http-expect.js";
 
 
 const t = appPerTest();
@@ -16,7 +16,7 @@ describe("PATCH /documents/{documentId}/title", () => {
 
     const expected = { id: created.id, title: "Final", content: "a\nb", version: 2, createdAt: T0, updatedAt: at(2500) };
     expectJson(response, 200, expected);
-    expectJson(await t.app.inject({ method: "GET", url: `${DOCUMENTS}/${created.id}` }), 200, expected);
+    await expectDocument(t.app, expected);
   });
 
   it("records the rename as a RENAMED milestone in the history", async () => {
@@ -40,14 +40,7 @@ describe("PATCH /documents/{documentId}/title", () => {
     const created = await createDocument(t.app, { title: "Draft", content: "" });
     const title = "𝄞".repeat(255);
 
-    expectJson(await rename(created.id, { title, expectedVersion: 1 }), 200, {
-      id: created.id,
-      title,
-      content: "",
-      version: 2,
-      createdAt: T0,
-      updatedAt: T0,
-    });
+    expectJson(await rename(created.id, { title, expectedVersion: 1 }), 200, { id: created.id, title, content: "", version: 2, createdAt: T0, updatedAt: T0 });
   });
 
   it("answers 400 for an empty title", async () => {

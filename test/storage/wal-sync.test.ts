@@ -2,25 +2,13 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { StorageUnavailableError, type DocumentRecord, type VersionRecord } from "../../src/storage/store.js";
+import { StorageUnavailableError } from "../../src/storage/store.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import { WalSync } from "../../src/storage/sqlite/wal-sync.js";
 import { durableRead } from "../../src/storage/sqlite/sqlite-reads.js";
+import { head, version } from "../support/store-records.js";
 
 const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a02";
-const T0 = Date.parse("2026-03-01T12:00:00.000Z");
-const head = (version: number): DocumentRecord => ({ id: ID, title: "T", version, deleted: false, createdAt: T0, updatedAt: T0, checksum: `sha256:${"0".repeat(64)}` });
-const record = (version: number): VersionRecord => ({
-  documentId: ID,
-  version,
-  changeType: version === 1 ? "CREATED" : "UPDATED",
-  milestone: version === 1,
-  createdAt: T0,
-  title: "T",
-  ops: [],
-  checksum: `sha256:${"0".repeat(64)}`,
-  text: version === 1 ? "a" : null,
-});
 
 /** Runs `use` on a SQLite store in a file of its own, then closes the store and removes the file. */
 async function withStore(use: (store: SqliteStore, path: string) => Promise<void>): Promise<void> {
@@ -79,11 +67,11 @@ describe("sqlite store: a failed flush of the WAL", () => {
       // The WAL file is opened at the first flush: gone by then, the flush fails as a failing disk would.
       unlinkSync(`${path}-wal`);
       const write = store.write(ID, async (tx) => {
-        tx.putDocument(head(1));
-        tx.appendVersion(record(1));
+        tx.putDocument(head(ID, 1));
+        tx.appendVersion(version(ID, 1));
       });
       await expect(write).rejects.toBeInstanceOf(StorageUnavailableError);
-      const again = store.write(ID, async (tx) => tx.putDocument(head(1)));
+      const again = store.write(ID, async (tx) => tx.putDocument(head(ID, 1)));
       await expect(again).rejects.toThrow("the SQLite WAL could not be flushed to disk; restart the service");
       await expect(again).rejects.toBeInstanceOf(StorageUnavailableError);
       await expect(store.ping()).rejects.toBeInstanceOf(StorageUnavailableError);
@@ -96,21 +84,21 @@ describe("sqlite store: a failed flush of the WAL", () => {
       unlinkSync(`${path}-wal`);
       // Both pass the store's own check at once; the second runs only after the first one's flush failed.
       const first = store.write(ID, async (tx) => {
-        tx.putDocument(head(1));
-        tx.appendVersion(record(1));
+        tx.putDocument(head(ID, 1));
+        tx.appendVersion(version(ID, 1));
       });
-      const second = store.write(ID, async (tx) => tx.putDocument({ ...head(1), title: "second" }));
+      const second = store.write(ID, async (tx) => tx.putDocument({ ...head(ID, 1), title: "second" }));
       await expect(first).rejects.toBeInstanceOf(StorageUnavailableError);
       await expect(second).rejects.toThrow("the SQLite WAL could not be flushed to disk; restart the service");
-      expect((await store.reads(ID).document())?.title).toBe("T");
+      expect((await store.reads(ID).document())?.title).toBe("Plan");
     });
   });
 
   it("acknowledges a write after its flush, and a read made meanwhile returns it", async () => {
     await withStore(async (store) => {
       const write = store.write(ID, async (tx) => {
-        tx.putDocument(head(1));
-        tx.appendVersion(record(1));
+        tx.putDocument(head(ID, 1));
+        tx.appendVersion(version(ID, 1));
       });
       // The commit runs in the next turn of the event loop; its flush starts right after it.
       await new Promise((resolve) => setImmediate(resolve));

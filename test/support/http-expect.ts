@@ -62,6 +62,11 @@ export function expectJson(response: LightMyRequestResponse, status: number, bod
   });
 }
 
+/** Asserts that a GET of the document `expected.id` answers 200 with exactly `expected`. */
+export async function expectDocument(app: FastifyInstance, expected: DocumentJson): Promise<void> {
+  expectJson(await app.inject({ method: "GET", url: `${DOCUMENTS}/${expected.id}` }), 200, expected);
+}
+
 /** The problem of a body that fails the request schema. */
 export function invalid(detail: string, instance: string): ExpectedProblem {
   return { status: 400, code: "invalid-request", title: "Invalid request", detail, instance };

@@ -93,6 +93,11 @@ export function seedWorld(fake: FakeTaiga): TrackerWorld {
   return { alice, token: fake.issueToken(alice), project, story, task, inProgress: inProgress!, done: done!, other };
 }
 
+/** The seeded story (ref 1, "Login page", assigned to bob) as the tracker routes answer it, in the state given. */
+export function storyAnswer(world: TrackerWorld, state: { status: string; statusClosed: boolean; version: number }) {
+  return { id: world.story.id, ref: 1, subject: "Login page", status: state.status, statusClosed: state.statusClosed, assignee: "bob", version: state.version };
+}
+
 /**
  * A fresh harness with {@link seedWorld} for each test of the calling `describe`, closed after it.
  * The object returned stands for the current test's: `t.app`, `t.fake`, `t.world` inside a test.
