@@ -43,7 +43,7 @@ export function opsJson(ops: readonly NormalizedOp[]): string {
  * `currentVersion` and `events` first, then the rest), so the bytes stay what they were. Written here, not by the schema's serializer: the schema
  * is a `oneOf`, which that serializer resolves by validating the whole answer against each shape
  * first. The ops go through JSON.stringify rather than opsJson: an answer is serialized once for
- * all its waiters (src/http/routes/changes.ts), so the lines' JSON would rarely be met again.
+ * all its waiters (src/http/routes/feed-reply.ts, FeedReplies), so the lines' JSON would rarely be met again.
  */
 export function changeFeedJson(answer: ChangeFeedView): string {
   const events = JSON.stringify(answer.events);
