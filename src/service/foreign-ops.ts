@@ -58,7 +58,7 @@ export class ForeignOps {
     return ops;
   }
 
-  /** Whether the window of bases serves `base` at `head`. */
+  /** Whether the window of bases serves `base` at `head` (the tests count the patches it served). */
   windowServes(base: number, head: number): boolean {
     return this.window?.serves(base, head) ?? false;
   }

@@ -101,7 +101,7 @@ export class WorkingDocument implements TextSource {
     return (await this.headText()).text;
   }
 
-  /** Versions in `(after, head]`, committed and decided in this batch, oldest first. */
+  /** Versions in `(after, head]`, committed and decided in this batch, oldest first (what ForeignOps.since reads). */
   async versionsAfter(after: number): Promise<VersionSummary[]> {
     const inMemory = this.current && recentAfter(this.current, after, this.policy.cutoff());
     if (inMemory) return inMemory;
