@@ -23,7 +23,7 @@ const REFERENCE_WEIGHT = 8;
  * inputs take the sparse path of composeOps, instead of composing every version since the base.
  * Composition is associative and canonical, so the result is the very one of composing the chain
  * (test/service/base-window.test.ts). When the bases pass the split, the window is built again at
- * the head. It lives with the cached head (head-cache.ts), like the kept compositions.
+ * the head. It is kept by ForeignOps (foreign-ops.ts) with the compositions by base, with the cached head.
  */
 export class BaseWindow {
   private constructor(

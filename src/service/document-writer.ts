@@ -1,5 +1,5 @@
 import type { ReceiptKey, Store } from "../storage/store.js";
-import { HeadCache } from "./head-cache.js";
+import type { HeadCache } from "./head-cache.js";
 import type { ServiceEvents } from "./observer.js";
 import { WorkingDocument, type WritePolicy } from "./working-document.js";
 
@@ -22,11 +22,18 @@ interface Queued {
 /** Called after a batch of one document committed, with the new head version. */
 export type CommittedListener = (documentId: string, version: number) => void;
 
-/** The head cache's budget, in characters of texts and versions together. */
-export const HEAD_CACHE_CHARACTERS = 256 * 1024 * 1024;
-
 // Enough to amortize one durable commit over many patches, small enough to keep latency flat.
 const MAX_BATCH = 256;
+
+export interface DocumentWriterOptions {
+  store: Store;
+  policy: WritePolicy;
+  /** Told of every batch that made a new version (the hub wakes the feed's waiters). */
+  onCommitted: CommittedListener;
+  /** The hot documents' newest texts and versions: the writer keeps it current, the text reads read it (services.ts builds the one). */
+  cache: HeadCache;
+  events?: ServiceEvents;
+}
 
 /**
  * The one way into a document's history. Commands for one document run one after another; the
@@ -38,14 +45,20 @@ export class DocumentWriter {
   private readonly queues = new Map<string, Queued[]>();
   private readonly draining = new Map<string, Promise<void>>();
 
-  constructor(
-    private readonly store: Store,
-    private readonly policy: WritePolicy,
-    private readonly onCommitted: CommittedListener,
-    /** The hot documents' newest texts and versions: the writer keeps it current, the text reads read it. */
-    readonly cache: HeadCache = new HeadCache(HEAD_CACHE_CHARACTERS),
-    private readonly events?: ServiceEvents,
-  ) {}
+  private readonly store: Store;
+  private readonly policy: WritePolicy;
+  private readonly onCommitted: CommittedListener;
+  /** The head cache the writer keeps current (see {@link DocumentWriterOptions.cache}). */
+  readonly cache: HeadCache;
+  private readonly events: ServiceEvents | undefined;
+
+  constructor(options: DocumentWriterOptions) {
+    this.store = options.store;
+    this.policy = options.policy;
+    this.onCommitted = options.onCommitted;
+    this.cache = options.cache;
+    this.events = options.events;
+  }
 
   submit<T>(id: string, command: WriteCommand<T>, hints: WriteHints = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import type { NormalizedOp } from "../core/normalized-op.js";
 import type { VersionSummary } from "../storage/store.js";
-import type { BaseWindow } from "./base-window.js";
+import type { ForeignOps } from "./foreign-ops.js";
 
 /**
  * How many of a document's newest versions stay in memory beside its text: a patch rebases, and a
@@ -28,22 +28,14 @@ export interface CachedHead {
   /** {@link summaryWeight} of `recent`, kept up to date as it changes rather than recounted. */
   recentWeight: number;
   /**
-   * The composed ops of the versions after a few recent bases, by base (working-document.ts,
-   * `composedAfter`): a patch on a base that others used before extends their composition by the
-   * versions since, instead of composing every version after its base again.
+   * The compositions of the versions after recent bases (foreign-ops.ts): a stale patch is rebased
+   * over them without composing every version after its base again.
    */
-  compositions?: Map<number, Composition>;
-  /** The compositions after a moving range of bases (base-window.ts), for stale patches whose bases all differ. */
-  window?: BaseWindow;
+  foreignOps?: ForeignOps;
 }
 
-/** The composed ops of the versions in `(base, through]`, for a base the map is keyed by. */
-export interface Composition {
-  through: number;
-  ops: NormalizedOp[];
-  /** Its share of the cache's budget ({@link opsWeight}), worked out when the entry is cached, not per patch. */
-  weight?: number;
-}
+/** The cache's budget, in characters of texts and versions together. */
+export const HEAD_CACHE_CHARACTERS = 256 * 1024 * 1024;
 
 /** A list of ops' share of the cache's budget, counted like a version summary's ops. */
 export function opsWeight(ops: readonly NormalizedOp[]): number {
@@ -52,12 +44,6 @@ export function opsWeight(ops: readonly NormalizedOp[]): number {
     weight += OP_OVERHEAD;
     for (const line of op.lines) weight += line.length;
   }
-  return weight;
-}
-
-function compositionsWeight(entry: CachedHead): number {
-  let weight = 0;
-  for (const composition of entry.compositions?.values() ?? []) weight += composition.weight ??= opsWeight(composition.ops);
   return weight;
 }
 
@@ -130,7 +116,7 @@ export class HeadCache {
   set(id: string, entry: CachedHead): void {
     this.delete(id);
     // The compositions kept with the entry count too (at most a few bases, each within the recent versions).
-    const weight = entry.text.length + entry.recentWeight + compositionsWeight(entry) + (entry.window?.weight ?? 0);
+    const weight = entry.text.length + entry.recentWeight + (entry.foreignOps?.weight(opsWeight) ?? 0);
     if (weight > this.maxCharacters) return;
     this.entries.set(id, { entry, weight });
     this.totalWeight += weight;

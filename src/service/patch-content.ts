@@ -1,16 +1,15 @@
 import { createHash } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { ContentPatchRequest } from "../api/content.js";
-import { composeChain, composeOps } from "../core/compose-ops.js";
+import { composeChain } from "../core/compose-ops.js";
 import { joinLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import { applyRebased, rebasePatch } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
-import type { DocumentRecord, PatchReceipt, ShiftedOver, VersionSummary } from "../storage/store.js";
+import type { DocumentRecord, PatchReceipt, ShiftedOver } from "../storage/store.js";
 import type { Clock } from "./clock.js";
 import type { ContentLimit } from "./content-limit.js";
 import { rebuildText } from "./document-text.js";
-import { BaseWindow, MIN_WINDOW_LAG } from "./base-window.js";
 import { documentNotFound } from "./documents.js";
 import type { DocumentWriter } from "./document-writer.js";
 import type { PatchResult, ServiceEvents } from "./observer.js";
@@ -25,11 +24,17 @@ export type PatchOutcome =
   | { kind: "accepted"; version: number; opsSinceBase: NormalizedOp[]; checksum: string }
   | { kind: "conflict"; currentVersion: number; opsSinceBase: NormalizedOp[] };
 
+/** How a patch ended, for the events: the outcome and, for an accepted one, how it was accepted. */
+interface Decision {
+  outcome: PatchOutcome;
+  result: PatchResult;
+}
+
 /**
- * The write pipeline of live editing, top to bottom:
- * validate → receipt (a repeat returns the stored result) → serialize on the document →
- * check the base (checksum, availability) → rebase over the versions since the base →
- * apply → size limit → commit the version and the receipt together → answer.
+ * The write pipeline of live editing, top to bottom in {@link decide}: validate → receipt (a repeat
+ * returns the stored answer) → check the base → the foreign ops since it → rebase over them → apply →
+ * size limit → commit the version → receipt → answer. The steps from the receipt on run in the
+ * document's writer: on the head as the batch's earlier patches left it, committed with them.
  */
 export class ContentPatcher {
   constructor(
@@ -38,11 +43,10 @@ export class ContentPatcher {
 
   async patch(id: string, patch: ContentPatch): Promise<PatchOutcome> {
     const events = this.options.events;
-    if (!events?.observed) return this.decide(id, patch, { result: "applied" });
-    const seen: { result: PatchResult } = { result: "applied" };
+    if (!events?.observed) return (await this.decide(id, patch)).outcome;
     try {
-      const outcome = await this.decide(id, patch, seen);
-      events.patch(outcome.kind === "conflict" ? "conflict" : seen.result);
+      const { outcome, result } = await this.decide(id, patch);
+      events.patch(result);
       return outcome;
     } catch (error) {
       events.patch(error instanceof ServiceError ? error.code : "failed");
@@ -50,24 +54,21 @@ export class ContentPatcher {
     }
   }
 
-  /** The pipeline; `seen.result` tells how an accepted patch was accepted (a repeat, shifted, applied). */
-  private async decide(id: string, patch: ContentPatch, seen: { result: PatchResult }): Promise<PatchOutcome> {
+  private async decide(id: string, patch: ContentPatch): Promise<Decision> {
     const submitted = checkOps(patch);
     const requestHash = hashRequest(patch, submitted);
 
-    return this.options.writer.submit(id, async (doc) => {
+    return this.options.writer.submit(id, async (doc): Promise<Decision> => {
       // The receipt first: a repeat gets its stored answer even after the document was deleted.
       const receipt = await doc.receipt(patch.clientId, patch.seq);
-      if (receipt) {
-        seen.result = "repeat";
-        return repeated(doc, receipt, requestHash, submitted);
-      }
+      if (receipt) return { outcome: await repeated(doc, receipt, requestHash, submitted), result: "repeat" };
       const head = doc.document;
       if (!head || head.deleted) throw documentNotFound(id);
+      const baseCreatedAt = await checkBase(doc, head, patch);
 
-      const since = await this.foreignOps(doc, head, patch);
-      let foreign = since.ops;
+      const foreign = patch.baseVersion === head.version ? [] : await doc.foreignOps.since(patch.baseVersion, head.version, doc);
       let ops = submitted;
+      let opsSinceBase = foreign;
       let shiftedOver: ShiftedOver | undefined;
       if (foreign.length > 0) {
         checkRange(submitted, (await doc.lines()).length - lineDelta(foreign));
@@ -76,7 +77,7 @@ export class ContentPatcher {
         let rebased = rebasePatch(foreign, submitted);
         // Decided from the versions alone: the receipt may keep where to decide it again instead of
         // the answer's ops, tens of KB for an author among hundreds (docs/architecture.md, "Receipts").
-        if (rebased.ok && doc.mayReferToVersionsSince(since.baseCreatedAt)) shiftedOver = { base: patch.baseVersion, through: head.version };
+        if (rebased.ok && doc.mayReferToVersionsSince(baseCreatedAt)) shiftedOver = { base: patch.baseVersion, through: head.version };
         if (!rebased.ok && rebased.needsBase) {
           // The rule judges ranges, not text: a hunk that rewrites lines with their own content, or
           // foreign versions that undid each other, look like overlaps where a three-way merge of
@@ -86,31 +87,28 @@ export class ContentPatcher {
           rebased = rebasePatch(foreign, submitted, base.lines);
         }
         if (!rebased.ok) {
-          return { kind: "conflict", currentVersion: head.version, opsSinceBase: rebased.needsBase ? foreign : rebased.opsSinceBase };
+          const conflict: PatchOutcome = { kind: "conflict", currentVersion: head.version, opsSinceBase: rebased.needsBase ? foreign : rebased.opsSinceBase };
+          return { outcome: conflict, result: "conflict" };
         }
         ops = rebased.ops;
-        foreign = rebased.opsSinceBase;
-        seen.result = "shifted";
+        opsSinceBase = rebased.opsSinceBase;
       }
 
-      const current = await doc.lines();
-      const applied = applyRebased(current, ops);
+      const applied = applyRebased(await doc.lines(), ops);
       if (!applied.ok) throw new ServiceError("range-outside-text", applied.message);
-      const lines = applied.lines;
-      ops = applied.ops;
 
       let version = head.version;
       let checksum = head.checksum;
-      if (ops.length > 0 || patch.milestone === true) {
-        const text = joinLines(lines);
+      if (applied.ops.length > 0 || patch.milestone === true) {
+        const text = joinLines(applied.lines);
         this.options.contentLimit.check(text, "the patched content");
         const record = await doc.commit({
           changeType: "UPDATED",
           milestone: patch.milestone === true,
           title: head.title,
-          lines,
+          lines: applied.lines,
           text,
-          ops,
+          ops: applied.ops,
           deleted: false,
           ...(patch.clientId !== undefined ? { clientId: patch.clientId } : {}),
           ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
@@ -120,84 +118,29 @@ export class ContentPatcher {
       }
       // Every submitted change was already made by a foreign version: nothing new to record, but the
       // receipt keeps the answer so that a resend gets the same one.
-      doc.putReceipt(receiptOf(id, patch, requestHash, version, foreign, shiftedOver, this.options.clock.now()));
-      return { kind: "accepted", version, opsSinceBase: foreign, checksum };
+      doc.putReceipt(receiptOf(id, patch, requestHash, version, opsSinceBase, shiftedOver, this.options.clock.now()));
+      return { outcome: { kind: "accepted", version, opsSinceBase, checksum }, result: foreign.length > 0 ? "shifted" : "applied" };
     }, { receipt: { clientId: patch.clientId, seq: patch.seq } });
   }
-
-  /** The composed ops of every version after the base (empty when the base is the head), and when the base was made. */
-  private async foreignOps(doc: WorkingDocument, head: DocumentRecord, patch: ContentPatch): Promise<{ ops: NormalizedOp[]; baseCreatedAt: number }> {
-    const base = patch.baseVersion;
-    if (base > head.version || base < 1) {
-      throw new ServiceError("base-unavailable", `base version ${base} does not exist; the current version is ${head.version}`);
-    }
-    if (base === head.version) {
-      if (patch.checksum !== head.checksum) throw checksumMismatch(base);
-      return { ops: [], baseCreatedAt: head.updatedAt };
-    }
-    const baseRecord = await doc.version(base);
-    if (!baseRecord || baseRecord.ops === null) throw new ServiceError("base-unavailable", `base version ${base} was compacted; reload the document`);
-    if (patch.checksum !== baseRecord.checksum) throw checksumMismatch(base);
-    // Another patch with the same base composed part of the way already, or one with a base a little
-    // later: the composition of a chain equals that of any grouping of it (a core property), so the
-    // versions after the kept composition, or those before it, are composed with it.
-    const known = doc.composedAfter(base);
-    const since = await doc.versionsAfter(known?.through ?? base);
-    const opsOf = (record: VersionSummary) => {
-      if (record.ops === null) throw new ServiceError("base-unavailable", `the versions after base ${base} were compacted; reload the document`);
-      return record.ops;
-    };
-    const foreign = known ? composeChain([known.ops, ...since.map(opsOf)]) : (windowed(doc, base, head.version, since, opsOf) ?? fromNearest(doc, base, head.version, since, opsOf));
-    doc.rememberComposed(base, head.version, foreign);
-    return { ops: foreign, baseCreatedAt: baseRecord.createdAt };
-  }
 }
 
 /**
- * The composition of the versions after `base` from the document's window of bases (base-window.ts),
- * built anew at the head when the bases passed it; `undefined` for a base close to the head (composing
- * directly costs little), for one older than the window (a straggler takes the other ways), for one
- * past a window that may not be replaced yet (BaseWindow.replaceableAt), or when the versions are not
- * all at hand.
+ * Checks the patch's base: it exists, its ops are kept (the versions after it can be composed), and
+ * the checksum proves its text. Returns when the base was made.
  */
-function windowed(
-  doc: WorkingDocument,
-  base: number,
-  head: number,
-  since: readonly VersionSummary[],
-  opsOf: (record: VersionSummary) => NormalizedOp[],
-): NormalizedOp[] | undefined {
-  if (head - base < MIN_WINDOW_LAG || since.length !== head - base || since[0]?.version !== base + 1) return undefined;
-  let window = doc.baseWindow;
-  if (window && base < window.low) return undefined;
-  const ops = since.map(opsOf);
-  if (!window?.serves(base, head)) {
-    if (window && !window.replaceableAt(head)) return undefined;
-    window = BaseWindow.build(base, head, ops);
-    if (!window) return undefined;
-    doc.baseWindow = window;
+async function checkBase(doc: WorkingDocument, head: DocumentRecord, patch: ContentPatch): Promise<number> {
+  const base = patch.baseVersion;
+  if (base > head.version || base < 1) {
+    throw new ServiceError("base-unavailable", `base version ${base} does not exist; the current version is ${head.version}`);
   }
-  return window.composedAfter(base, head, ops);
-}
-
-/**
- * The composition of the versions after `base` (all of them in `since`) from the kept composition of
- * the nearest later base, when there is one: the versions up to it composed with it and with the
- * versions after it; from every version otherwise.
- */
-function fromNearest(
-  doc: WorkingDocument,
-  base: number,
-  head: number,
-  since: readonly VersionSummary[],
-  opsOf: (record: VersionSummary) => NormalizedOp[],
-): NormalizedOp[] {
-  const nearest = doc.composedAfterNearest(base);
-  if (!nearest || nearest.composition.through > head || since[0]?.version !== base + 1) return composeChain(since.map(opsOf));
-  const { base: later, composition } = nearest;
-  const before = since.filter((record) => record.version <= later).map(opsOf);
-  const after = since.filter((record) => record.version > composition.through).map(opsOf);
-  return composeOps(composeChain(before), composeChain([composition.ops, ...after]));
+  if (base === head.version) {
+    if (patch.checksum !== head.checksum) throw checksumMismatch(base);
+    return head.updatedAt;
+  }
+  const record = await doc.version(base);
+  if (!record || record.ops === null) throw new ServiceError("base-unavailable", `base version ${base} was compacted; reload the document`);
+  if (patch.checksum !== record.checksum) throw checksumMismatch(base);
+  return record.createdAt;
 }
 
 function checkOps(patch: ContentPatch): NormalizedOp[] {

@@ -3,9 +3,9 @@ import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import { receiptKeyString, type ChangeType, type DocumentRecord, type DocumentTransaction, type PatchReceipt, type ReceiptKey, type VersionRecord, type VersionSummary } from "../storage/store.js";
 import type { HistoryPolicy } from "./history-policy.js";
-import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead, type Composition } from "./head-cache.js";
+import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead } from "./head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
-import type { BaseWindow } from "./base-window.js";
+import { ForeignOps } from "./foreign-ops.js";
 
 /** A change to record as the next version. */
 export interface VersionDraft {
@@ -41,10 +41,6 @@ const MIN_VERSIONS_BETWEEN_SNAPSHOTS = 32;
 const CHARACTERS_PER_VERSION = 1024;
 const MAX_VERSIONS_BETWEEN_SNAPSHOTS = 1000;
 
-/** How many bases' compositions a document keeps (see WorkingDocument.composedAfter). */
-const COMPOSED_BASES = 64;
-
-
 function snapshotDue(versionsSinceBasis: number, length: number): boolean {
   if (versionsSinceBasis >= MAX_VERSIONS_BETWEEN_SNAPSHOTS) return true;
   return versionsSinceBasis >= MIN_VERSIONS_BETWEEN_SNAPSHOTS && versionsSinceBasis * CHARACTERS_PER_VERSION >= length;
@@ -62,10 +58,8 @@ export class WorkingDocument implements TextSource {
   private readonly loadedReceipts = new Map<string, PatchReceipt | undefined>();
   private readonly committedHead: number;
   private recentCopy: VersionSummary[] | undefined;
-  /** Compositions of the versions after a base, by base, made by this batch and the batches before it (see {@link composedAfter}). */
-  private readonly compositions: Map<number, Composition>;
-  /** The window of bases kept with the cached head (see {@link baseWindow}). */
-  private window: BaseWindow | undefined;
+  /** The compositions of the versions after a base made by this batch and the batches before it. */
+  readonly foreignOps: ForeignOps;
   private recentWeight = 0;
 
   private constructor(
@@ -78,8 +72,7 @@ export class WorkingDocument implements TextSource {
     this.committedHead = head?.version ?? 0;
     // Kept with the cached head: a batch whose writes fail drops that entry, and with it any
     // composition that reached into versions that were never committed.
-    this.compositions = current?.compositions ?? new Map<number, Composition>();
-    this.window = current?.window;
+    this.foreignOps = current?.foreignOps ?? new ForeignOps(RECENT_VERSIONS);
   }
 
   /** Reads the head inside the exclusive section; the cached text is used when its version matches. */
@@ -108,7 +101,7 @@ export class WorkingDocument implements TextSource {
     return (await this.headText()).text;
   }
 
-  /** Versions in `(after, head]`, committed and decided in this batch, oldest first. */
+  /** Versions in `(after, head]`, committed and decided in this batch, oldest first (what ForeignOps.since reads). */
   async versionsAfter(after: number): Promise<VersionSummary[]> {
     const inMemory = this.current && recentAfter(this.current, after, this.policy.cutoff());
     if (inMemory) return inMemory;
@@ -131,50 +124,6 @@ export class WorkingDocument implements TextSource {
     if (inMemory) return inMemory;
     if (version > this.committedHead) return this.staged.find((record) => record.version === version);
     return this.tx.version(version);
-  }
-
-  /**
-   * The composed ops of the versions in `(base, through]` that a command of this batch or of an
-   * earlier one computed, for the next command with the same base to extend rather than recompose:
-   * editors share bases (the text they opened, the version of the feed answer they all got), so
-   * a patch composes only the versions since the last patch on its base, not every version since
-   * its base (docs/architecture.md, "The write path").
-   */
-  composedAfter(base: number): Composition | undefined {
-    return this.compositions.get(base);
-  }
-
-  /**
-   * The kept composition of the nearest base after `base`, if any: the versions between the two
-   * bases composed with it give the composition after `base` (composition is associative), for far
-   * less than composing every version since `base`, since authors' bases lie close to one another.
-   */
-  composedAfterNearest(base: number): { base: number; composition: Composition } | undefined {
-    let nearest: number | undefined;
-    for (const kept of this.compositions.keys()) if (kept > base && (nearest === undefined || kept < nearest)) nearest = kept;
-    return nearest === undefined ? undefined : { base: nearest, composition: this.compositions.get(nearest)! };
-  }
-
-  /**
-   * The compositions after a moving range of bases (base-window.ts), kept with the cached head like
-   * the compositions by base: a batch whose writes fail drops both with the entry.
-   */
-  get baseWindow(): BaseWindow | undefined {
-    return this.window;
-  }
-
-  set baseWindow(window: BaseWindow) {
-    this.window = window;
-  }
-
-  rememberComposed(base: number, through: number, ops: NormalizedOp[]): void {
-    // The most recently used bases stay; one whose versions left the recent ones is of no more use.
-    this.compositions.delete(base);
-    this.compositions.set(base, { through, ops });
-    for (const [kept] of this.compositions) {
-      if (this.compositions.size <= COMPOSED_BASES && kept >= through - RECENT_VERSIONS) break;
-      this.compositions.delete(kept);
-    }
   }
 
   /** The newest full text at or before `version`, committed or decided in this batch. */
@@ -291,12 +240,11 @@ export class WorkingDocument implements TextSource {
   cacheEntry(): CachedHead | undefined {
     const current = this.current;
     if (!current) return undefined;
-    const kept = { compositions: this.compositions, ...(this.window && { window: this.window }) };
-    if (current.recent.length <= RECENT_VERSIONS) return { ...current, ...kept };
+    if (current.recent.length <= RECENT_VERSIONS) return { ...current, foreignOps: this.foreignOps };
     const dropped = current.recent.length - RECENT_VERSIONS;
     let recentWeight = current.recentWeight;
     for (let index = 0; index < dropped; index++) recentWeight -= summaryWeight(current.recent[index]!);
-    return { ...current, recent: current.recent.slice(dropped), recentWeight, ...kept };
+    return { ...current, recent: current.recent.slice(dropped), recentWeight, foreignOps: this.foreignOps };
   }
 
   // The batch's own copy of the newest versions, made at its first commit: the cached entry stays

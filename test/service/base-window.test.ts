@@ -122,7 +122,7 @@ describe(`authors whose bases all differ, through the patch pipeline (seed ${SEE
         expect(checksum(joinLines(rebuilt.lines)), `seed ${SEED}: round ${round}, author ${author}, base ${base}`).toBe(outcome.checksum);
         texts.set(outcome.version, joinLines(rebuilt.lines));
         views[author] = outcome.version;
-        if (t.services.writer.cache.get(created.id, outcome.version)?.window?.serves(base, outcome.version - 1)) windowed++;
+        if (t.services.writer.cache.get(created.id, outcome.version)?.foreignOps?.windowServes(base, outcome.version - 1)) windowed++;
       }
     }
     expect(sent.filter(({ outcome }) => outcome.kind === "accepted")).toHaveLength(AUTHORS * 6);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pureSha256Hex } from "../../src/core/checksum.js";
 import { DocumentWriter } from "../../src/service/document-writer.js";
-import { RECENT_VERSIONS, summaryWeight } from "../../src/service/head-cache.js";
+import { HEAD_CACHE_CHARACTERS, HeadCache, RECENT_VERSIONS, summaryWeight } from "../../src/service/head-cache.js";
 import type { WorkingDocument } from "../../src/service/working-document.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 
@@ -15,7 +15,12 @@ let committed: [string, number][];
 beforeEach(() => {
   store = SqliteStore.open(":memory:");
   committed = [];
-  writer = new DocumentWriter(store, { now: () => T0, sha256: pureSha256Hex, pauseMs: 300_000, cutoff: () => T0 - 86_400_000 }, (id, version) => committed.push([id, version]));
+  writer = new DocumentWriter({
+    store,
+    policy: { now: () => T0, sha256: pureSha256Hex, pauseMs: 300_000, cutoff: () => T0 - 86_400_000 },
+    onCommitted: (id, version) => committed.push([id, version]),
+    cache: new HeadCache(HEAD_CACHE_CHARACTERS),
+  });
 });
 
 afterEach(async () => {
