@@ -85,7 +85,15 @@ function planFor(context: BenchContext): Plan {
   const plan = context.quick
     ? { levels: [200, 1000], runs: 1, warmupMs: 2000, measureMs: 3000, drainMs: 3000 }
     : { levels: [1000, 2500, 5000, 10_000], runs: 2, warmupMs: 3000, measureMs: 5000, drainMs: 3000 };
-  return { ...plan, ...(levels && levels.length > 0 ? { levels } : {}), ...(Number.isInteger(runs) && runs > 0 ? { runs } : {}) };
+  const warmupMs = Number(process.env.BENCH_EDITORS_WARMUP_MS ?? "");
+  const measureMs = Number(process.env.BENCH_EDITORS_MEASURE_MS ?? "");
+  return {
+    ...plan,
+    ...(levels && levels.length > 0 ? { levels } : {}),
+    ...(Number.isInteger(runs) && runs > 0 ? { runs } : {}),
+    ...(Number.isInteger(warmupMs) && warmupMs > 0 ? { warmupMs } : {}),
+    ...(Number.isInteger(measureMs) && measureMs > 0 ? { measureMs } : {}),
+  };
 }
 
 async function runOnce(context: BenchContext, e: number, plan: Plan, run: number, profileDir?: string): Promise<EditorsRun> {
