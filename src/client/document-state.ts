@@ -3,6 +3,7 @@ import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation } from "../core/normalized-op.js";
 import { textEdits, type Slide, type TextEdit } from "../core/text-edits.js";
 import { abortError } from "./backoff.js";
+import { BlankHold } from "./blank-hold.js";
 import { adoptPersisted, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
 import { Emitter } from "./events.js";
@@ -27,10 +28,11 @@ export type Events = {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * The state of a live document and everything the editor calls that does not talk to the service:
- * the confirmed text (the service's, at `version`), the local text on top of it, the patch in flight,
- * the status, the events and the persistence of what is unconfirmed. The protocol (the worker, the
- * feed, patches and reloads) is LiveDocumentImpl's (live-document.ts).
+ * The data of a live document and everything the editor calls that does not talk to the service:
+ * the confirmed text (the service's, at `version`), the local text on top of it, the queues, the
+ * status, the events and the persistence of what is unconfirmed. Its states (where the patch is, a
+ * reload due, deleted, failing, closed) are one `state`, changed only through `apply` (live-state.ts).
+ * The protocol (the worker, the feed, patches and reloads) is LiveDocumentImpl's (live-document.ts).
  */
 export abstract class DocumentState implements LiveDocument {
   readonly emitter = new Emitter<Events>();
@@ -50,10 +52,6 @@ export abstract class DocumentState implements LiveDocument {
    * that the authors of one document poll from one version and share one answer.
    */
   protected feedBase: Snapshot;
-  /** performance.now() of the last setText. */
-  protected lastLocalEdit = -Infinity;
-  /** The last setText only put text in, each piece ending with a blank (someone starting a word). */
-  protected blankTyped = false;
   protected lastStatus: SyncStatus = "synced";
   protected nextSeq: number;
   protected displayName: string | undefined;
@@ -62,6 +60,7 @@ export abstract class DocumentState implements LiveDocument {
   protected readonly controller = new AbortController();
   protected readonly conflicts: ConflictDeck;
   protected readonly timeoutMs: number;
+  protected readonly hold: BlankHold;
   protected readonly retrying: RetryContext;
 
   constructor(
@@ -82,6 +81,7 @@ export abstract class DocumentState implements LiveDocument {
     this.feedBase = this.confirmed;
     this.displayName = options.displayName;
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.hold = new BlankHold(options.blankHoldMs ?? 700);
     this.nextSeq = persisted && persisted.clientId === clientId ? persisted.nextSeq : 1;
     this.conflicts = new ConflictDeck(this.emitter, this.controller.signal);
     this.syncWaiters = new SyncWaiters(this.controller.signal);
@@ -136,9 +136,7 @@ export abstract class DocumentState implements LiveDocument {
     this.local = lines;
     this.localText = text;
     this.apply({ type: "edited" });
-    this.lastLocalEdit = performance.now();
-    const edits = this.changed("local", previous, previousText);
-    this.blankTyped = edits.every((edit) => edit.from === edit.to && /[ \t]$/.test(edit.insert));
+    this.hold.edited(this.changed("local", previous, previousText));
     void this.persist();
     this.updateStatus();
     this.wake();
@@ -191,20 +189,6 @@ export abstract class DocumentState implements LiveDocument {
       };
     });
     this.wakeUp = undefined;
-  }
-
-  /**
-   * How long the next patch waits for the next key: while the last local edit only put in text
-   * ending with a blank (someone starting a word, at the end of a line or between two words), up
-   * to `blankHoldMs` after it. A lone blank is the one change two people typing at one point make
-   * the same way at once, which the service keeps once (a change already made) and a merge counts
-   * once inside a word's blanks; then both people's next letters land after one blank, glued into
-   * one word. Sent with the letter after it, it is a word of its own. 0: send now.
-   */
-  protected holdMs(): number {
-    const hold = this.options.blankHoldMs ?? 700;
-    if (hold <= 0 || this.milestones.length > 0 || !this.blankTyped) return 0;
-    return Math.max(0, this.lastLocalEdit + hold - performance.now());
   }
 
   /** Queues a feed answer for the worker; the feed loop polls again once it is applied. */

@@ -1,26 +1,25 @@
-import { applyOps } from "../core/apply-ops.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { mergeLines } from "../core/merge-text.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import { validateOps } from "../core/validate-ops.js";
 import { Backoff, sleep } from "./backoff.js";
 import { carryOver, mergeMineWins, newPatch, type Inflight } from "./carry-over.js";
 import type { Snapshot } from "./conflicts.js";
 import { DocumentState } from "./document-state.js";
 import { FolioError, isTransient } from "./errors.js";
-import { runFeed } from "./feed-loop.js";
+import { broughtBy, runFeed } from "./feed-loop.js";
 import { appliesInFlight, mergeOfKeptOnce, rebuiltAfter, theirsOf, type PatchOutcome } from "./in-flight.js";
 import { inFlight, nextStep, type Step, type Work } from "./live-state.js";
 import { renameWithRetry } from "./rename.js";
 import { untilAnswered } from "./retrying.js";
 import type { ChangeFeed, ContentPatchResult, Document } from "./types.js";
-import { snapshotOf, wireOf } from "./line-codec.js";
+import { snapshotOf } from "./line-codec.js";
 
 /**
  * A live document: one patch in flight at most, and a feed loop. A single worker loop does every
  * change of state in turn (apply a feed answer, take a patch's answer, start a patch, reload), so
  * no two of them ever interleave; a patch's request runs beside it, and feed answers of other
- * people's changes are applied while it does. The rules are in docs/editing-protocol.md ("The client").
+ * people's changes are applied while it does. The rules are in docs/editing-protocol.md ("The
+ * client"); the states, and the order in which the worker picks its next step, in live-state.ts.
  */
 export class LiveDocumentImpl extends DocumentState {
   /** Starts the worker and the feed loop. */
@@ -61,7 +60,7 @@ export class LiveDocumentImpl extends DocumentState {
       return this.options.conflicts !== "ask" && appliesInFlight(this.feedQueue[0]!.answer, patch, this.clientId, versions);
     },
     hasEdits: () => this.hasEdits(),
-    holdMs: () => this.holdMs(),
+    holdMs: () => this.hold.remainingMs(this.milestones.length > 0),
   };
 
   protected async run(): Promise<void> {
@@ -212,23 +211,10 @@ export class LiveDocumentImpl extends DocumentState {
       else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.apply({ type: "reload-wanted" });
     }
     if (this.state.reloadDue) return;
-    let target: Snapshot;
-    let remoteOps: NormalizedOp[] | undefined;
-    if (answer.content !== undefined) {
-      target = snapshotOf(this.codec, answer.currentVersion, splitLines(answer.content));
-    } else {
-      // A diff from another version than the one asked from is stale (a reload moved it): the feed asks again.
-      if (answer.fromVersion !== this.feedBase.version || answer.ops === undefined) return;
-      const ops = validateOps(answer.ops);
-      const next = ops.ok ? applyOps(wireOf(this.feedBase), ops.ops) : ops;
-      if (!ops.ok || !next.ok) {
-        this.apply({ type: "reload-wanted" });
-        return;
-      }
-      target = snapshotOf(this.codec, answer.currentVersion, next.lines);
-      // The service's ops carry the local edits over exactly when they start at the confirmed text.
-      if (answer.fromVersion === this.confirmed.version) remoteOps = this.codec.decodeOps(ops.ops);
-    }
+    const brought = broughtBy(answer, this.feedBase, this.confirmed.version, this.codec);
+    if (brought === "unusable") this.apply({ type: "reload-wanted" });
+    if (typeof brought === "string") return;
+    const { target, remoteOps } = brought;
     this.feedBase = target;
     // At or behind this client's own acknowledged patches: the text has it already.
     if (target.version <= this.confirmed.version) return;
