@@ -9,26 +9,26 @@ import type { SyncStatus } from "./live-types.js";
  *
  * `phase`: where the one patch is.
  *
- * | phase    | what it means                                                          | leaves it, to                                     |
- * |----------|------------------------------------------------------------------------|---------------------------------------------------|
- * | resend   | opened on an intact persisted patch: it goes out first, unchanged       | sent → sending; closed → closed                   |
- * | rebase   | opened on persisted edits without one: merged onto the text first       | rebased → idle; closed → closed                   |
- * | idle     | nothing in flight: the local edits (if any) go out as the next patch    | sent → sending; refused (400, 413…) → parked;     |
- * |          |                                                                        | closed → closed                                   |
- * | parked   | the local edits were refused as they are (400, 413…): nothing goes out  | edited → idle; closed → closed                    |
- * | sending  | one patch in flight; its request runs beside the worker                  | answered → answered; closed → closed              |
- * | answered | the patch's answer (or error), waiting for the worker to take it         | taken → idle; closed → closed                     |
- * | closed   | close() was called: every request and wait is aborted, nothing changes   | none                                              |
+ * | phase    | what it means                                                          | leaves it, to                                 |
+ * |----------|------------------------------------------------------------------------|-----------------------------------------------|
+ * | resend   | opened on an intact persisted patch: it goes out first, unchanged      | sent → sending; closed → closed               |
+ * | rebase   | opened on persisted edits without one: merged onto the text first      | rebased → idle; closed → closed               |
+ * | idle     | nothing in flight: the local edits (if any) go out as the next patch   | sent → sending; refused (400, 413…) → parked; |
+ * |          |                                                                        | closed → closed                               |
+ * | parked   | the local edits were refused as they are (400, 413…): nothing goes out | edited → idle; closed → closed                |
+ * | sending  | one patch in flight; its request runs beside the worker                | answered → answered; closed → closed          |
+ * | answered | the patch's answer (or error), waiting for the worker to take it       | taken → idle; closed → closed                 |
+ * | closed   | close() was called: every request and wait is aborted, nothing changes | none                                          |
  *
  * Beside the phase, set and cleared by their own events whatever the phase:
  *
- * | fact          | what it means                                                     | set by                     | cleared by              |
- * |---------------|-------------------------------------------------------------------|----------------------------|-------------------------|
- * | reloadDue     | RESTORED, ROLLED_BACK or a feed diff that does not apply: a GET,   | reload-wanted              | reloading               |
- * |               | once no patch is in flight; later feed answers only bring events  |                            |                         |
- * | deleted       | read-only: no edit, no patch, until a reload finds the document   | deleted, refused 404       | restored                |
- * | unprocessable | 422s in a row: the second and later wait a backoff step to reload | refused 422 (+1)           | taken of an answer (0)  |
- * | failing       | the patch's or the feed's requests are failing: status `offline`  | failing (true)             | failing (false)         |
+ * | fact          | what it means                                                     | set by               | cleared by             |
+ * |---------------|-------------------------------------------------------------------|----------------------|------------------------|
+ * | reloadDue     | RESTORED, ROLLED_BACK or a feed diff that does not apply: a GET,  | reload-wanted        | reloading              |
+ * |               | once no patch is in flight; later feed answers only bring events  |                      |                        |
+ * | deleted       | read-only: no edit, no patch, until a reload finds the document   | deleted, refused 404 | restored               |
+ * | unprocessable | 422s in a row: the second and later wait a backoff step to reload | refused 422 (+1)     | taken of an answer (0) |
+ * | failing       | the patch's or the feed's requests are failing: status `offline`  | failing (true)       | failing (false)        |
  *
  * An event the tables do not list for a phase leaves the phase as it is (an answer after close()
  * changes nothing). The status (`statusOf`) is `conflict` while a listener is asked to choose, else
