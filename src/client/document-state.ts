@@ -3,12 +3,13 @@ import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation } from "../core/normalized-op.js";
 import { textEdits, type Slide, type TextEdit } from "../core/text-edits.js";
 import { abortError } from "./backoff.js";
+import { BlankHold } from "./blank-hold.js";
 import { adoptPersisted, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
 import { Emitter } from "./events.js";
 import type { FolioClient } from "./http.js";
-import type { PatchOutcome } from "./in-flight.js";
 import type { Conflict, LiveDocument, OpenOptions, PersistedPending, SyncStatus, TextChange } from "./live-types.js";
+import { initialState, quiet, statusOf, transition, unconfirmedPatch, type LiveEvent, type LiveState } from "./live-state.js";
 import type { RetryContext } from "./retrying.js";
 import { SyncWaiters } from "./sync-waiters.js";
 import { PLAIN_CODEC, snapshotOf, type LineCodec } from "./line-codec.js";
@@ -27,10 +28,11 @@ export type Events = {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * The state of a live document and everything the editor calls that does not talk to the service:
- * the confirmed text (the service's, at `version`), the local text on top of it, the patch in flight,
- * the status, the events and the persistence of what is unconfirmed. The protocol (the worker, the
- * feed, patches and reloads) is LiveDocumentImpl's (live-document.ts).
+ * The data of a live document and everything the editor calls that does not talk to the service:
+ * the confirmed text (the service's, at `version`), the local text on top of it, the queues, the
+ * status, the events and the persistence of what is unconfirmed. Its states (where the patch is, a
+ * reload due, deleted, failing, closed) are one `state`, changed only through `apply` (live-state.ts).
+ * The protocol (the worker, the feed, patches and reloads) is LiveDocumentImpl's (live-document.ts).
  */
 export abstract class DocumentState implements LiveDocument {
   readonly emitter = new Emitter<Events>();
@@ -38,12 +40,8 @@ export abstract class DocumentState implements LiveDocument {
   protected local: string[];
   protected localText: string;
   protected titleText: string;
-  protected isDeleted = false;
-  protected inflight: Inflight | undefined;
-  /** The answer of the patch in flight, for the worker to take. */
-  protected answered: { patch: Inflight; outcome: PatchOutcome } | undefined;
-  protected resend: Inflight | undefined;
-  protected rebaseFrom: string[] | undefined;
+  /** Where the patch is, and whether a reload is due, the document deleted, requests failing: live-state.ts. */
+  protected state: LiveState;
   protected milestones: Inflight["milestones"] = [];
   protected readonly feedQueue: Array<{ answer: ChangeFeed; done: () => void }> = [];
   protected announced = 0;
@@ -54,15 +52,6 @@ export abstract class DocumentState implements LiveDocument {
    * that the authors of one document poll from one version and share one answer.
    */
   protected feedBase: Snapshot;
-  protected reloadWanted = false;
-  protected parked = false;
-  /** performance.now() of the last setText. */
-  protected lastLocalEdit = -Infinity;
-  /** The last setText only put text in, each piece ending with a blank (someone starting a word). */
-  protected blankTyped = false;
-  protected unprocessable = 0;
-  protected patchFailing = false;
-  protected feedFailing = false;
   protected lastStatus: SyncStatus = "synced";
   protected nextSeq: number;
   protected displayName: string | undefined;
@@ -71,6 +60,7 @@ export abstract class DocumentState implements LiveDocument {
   protected readonly controller = new AbortController();
   protected readonly conflicts: ConflictDeck;
   protected readonly timeoutMs: number;
+  protected readonly hold: BlankHold;
   protected readonly retrying: RetryContext;
 
   constructor(
@@ -91,6 +81,7 @@ export abstract class DocumentState implements LiveDocument {
     this.feedBase = this.confirmed;
     this.displayName = options.displayName;
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.hold = new BlankHold(options.blankHoldMs ?? 700);
     this.nextSeq = persisted && persisted.clientId === clientId ? persisted.nextSeq : 1;
     this.conflicts = new ConflictDeck(this.emitter, this.controller.signal);
     this.syncWaiters = new SyncWaiters(this.controller.signal);
@@ -98,15 +89,13 @@ export abstract class DocumentState implements LiveDocument {
       signal: this.controller.signal,
       timeoutMs: this.timeoutMs,
       retry: options.retry,
-      failing: (failing) => this.setPatchFailing(failing),
+      failing: (failing) => this.setFailing("patch", failing),
     };
     if (persisted) {
       this.local = splitLines(persisted.text);
       this.localText = joinLines(this.local);
-      const adopted = adoptPersisted(persisted, clientId, codec);
-      if ("resend" in adopted) this.resend = adopted.resend;
-      else this.rebaseFrom = adopted.rebaseFrom;
     }
+    this.state = initialState(persisted && adoptPersisted(persisted, clientId, codec));
     if (options.onConflict) this.emitter.on("conflict", options.onConflict);
   }
 
@@ -120,13 +109,13 @@ export abstract class DocumentState implements LiveDocument {
     return this.titleText;
   }
   get deleted(): boolean {
-    return this.isDeleted;
+    return this.state.deleted;
   }
   get status(): SyncStatus {
     return this.lastStatus;
   }
   get closed(): boolean {
-    return this.controller.signal.aborted;
+    return this.state.phase.kind === "closed";
   }
 
   on<K extends keyof Events>(event: K, listener: (...args: Events[K]) => void): () => void {
@@ -135,7 +124,7 @@ export abstract class DocumentState implements LiveDocument {
 
   setText(next: string): void {
     if (this.closed) return;
-    if (this.isDeleted) {
+    if (this.state.deleted) {
       this.emitter.emit("error", new Error("the document is deleted: it is read-only until it is restored"));
       return;
     }
@@ -146,10 +135,8 @@ export abstract class DocumentState implements LiveDocument {
     const previous = this.local;
     this.local = lines;
     this.localText = text;
-    this.parked = false;
-    this.lastLocalEdit = performance.now();
-    const edits = this.changed("local", previous, previousText);
-    this.blankTyped = edits.every((edit) => edit.from === edit.to && /[ \t]$/.test(edit.insert));
+    this.apply({ type: "edited" });
+    this.hold.edited(this.changed("local", previous, previousText));
     void this.persist();
     this.updateStatus();
     this.wake();
@@ -161,10 +148,10 @@ export abstract class DocumentState implements LiveDocument {
 
   saveMilestone(): Promise<void> {
     if (this.closed) return Promise.reject(abortError());
-    if (this.isDeleted) return Promise.reject(new Error("the document is deleted: it is read-only until it is restored"));
+    if (this.state.deleted) return Promise.reject(new Error("the document is deleted: it is read-only until it is restored"));
     return new Promise((resolve, reject) => {
       this.milestones.push({ resolve, reject });
-      this.parked = false;
+      this.apply({ type: "edited" });
       this.updateStatus();
       this.wake();
     });
@@ -178,8 +165,10 @@ export abstract class DocumentState implements LiveDocument {
 
   close(): void {
     if (this.closed) return;
+    const patch = unconfirmedPatch(this.state);
+    this.apply({ type: "closed" });
     this.controller.abort(abortError());
-    for (const waiter of [...this.milestones, ...(this.inflight?.milestones ?? []), ...(this.resend?.milestones ?? [])]) waiter.reject(abortError());
+    for (const waiter of [...this.milestones, ...(patch?.milestones ?? [])]) waiter.reject(abortError());
     this.milestones = [];
     this.feedQueue.splice(0).forEach((item) => item.done());
     this.wake();
@@ -202,20 +191,6 @@ export abstract class DocumentState implements LiveDocument {
     this.wakeUp = undefined;
   }
 
-  /**
-   * How long the next patch waits for the next key: while the last local edit only put in text
-   * ending with a blank (someone starting a word, at the end of a line or between two words), up
-   * to `blankHoldMs` after it. A lone blank is the one change two people typing at one point make
-   * the same way at once, which the service keeps once (a change already made) and a merge counts
-   * once inside a word's blanks; then both people's next letters land after one blank, glued into
-   * one word. Sent with the letter after it, it is a word of its own. 0: send now.
-   */
-  protected holdMs(): number {
-    const hold = this.options.blankHoldMs ?? 700;
-    if (hold <= 0 || this.milestones.length > 0 || !this.blankTyped) return 0;
-    return Math.max(0, this.lastLocalEdit + hold - performance.now());
-  }
-
   /** Queues a feed answer for the worker; the feed loop polls again once it is applied. */
   protected deliver(answer: ChangeFeed): Promise<void> {
     if (this.closed) return Promise.resolve();
@@ -227,12 +202,19 @@ export abstract class DocumentState implements LiveDocument {
     });
   }
 
-  protected wantsToSend(): boolean {
-    if (this.isDeleted || this.parked) return false;
+  /** The local text differs from the confirmed one, or a milestone waits. */
+  protected hasEdits(): boolean {
     return this.milestones.length > 0 || this.localText !== joinLines(this.confirmed.lines);
   }
 
   // ---- small state changes ---------------------------------------------------------------------
+
+  /** Changes the state (live-state.ts) and tells the listeners when the document was deleted or restored. */
+  protected apply(event: LiveEvent): void {
+    const deleted = this.state.deleted;
+    this.state = transition(this.state, event);
+    if (this.state.deleted !== deleted) this.emitter.emit(deleted ? "restored" : "deleted");
+  }
 
   /** `slide`: where the change's character edits place text that could slide (core/text-edits.ts). */
   protected replaceLocal(lines: string[], slide: Slide = "early"): void {
@@ -257,27 +239,18 @@ export abstract class DocumentState implements LiveDocument {
     this.emitter.emit("title", title);
   }
 
-  protected markDeleted(): void {
-    if (this.isDeleted) return;
-    this.isDeleted = true;
-    this.emitter.emit("deleted");
-  }
-
-  protected setPatchFailing(failing: boolean): void {
-    this.patchFailing = failing;
+  protected setFailing(loop: "patch" | "feed", failing: boolean): void {
+    this.apply({ type: "failing", loop, failing });
     this.updateStatus();
   }
 
   protected isSynced(): boolean {
     return (
-      !this.inflight &&
-      !this.resend &&
-      !this.rebaseFrom &&
-      !this.reloadWanted &&
+      quiet(this.state) &&
       this.feedQueue.length === 0 &&
       this.milestones.length === 0 &&
       this.confirmed.version >= this.announced &&
-      (this.isDeleted || this.localText === joinLines(this.confirmed.lines))
+      (this.state.deleted || this.localText === joinLines(this.confirmed.lines))
     );
   }
 
@@ -289,8 +262,7 @@ export abstract class DocumentState implements LiveDocument {
 
   protected updateStatus(force?: SyncStatus): void {
     if (this.closed) return;
-    const status: SyncStatus =
-      force ?? (this.conflicts.open ? "conflict" : this.patchFailing || this.feedFailing ? "offline" : this.isSynced() ? "synced" : "syncing");
+    const status = force ?? statusOf(this.state, this.conflicts.open, () => this.isSynced());
     if (status === this.lastStatus) return;
     this.lastStatus = status;
     this.emitter.emit("status", status);
@@ -302,7 +274,7 @@ export abstract class DocumentState implements LiveDocument {
     const store = this.options.pendingStore;
     if (!store || this.closed) return;
     const pending = toPersisted({
-      patch: this.inflight ?? this.resend,
+      patch: unconfirmedPatch(this.state),
       confirmed: this.confirmed,
       localText: this.localText,
       clientId: this.clientId,

@@ -1,6 +1,12 @@
+import { applyOps } from "../core/apply-ops.js";
+import { splitLines } from "../core/lines.js";
+import type { NormalizedOp } from "../core/normalized-op.js";
+import { validateOps } from "../core/validate-ops.js";
 import { Backoff, sleep, withTimeout, type RetryOptions } from "./backoff.js";
+import type { Snapshot } from "./conflicts.js";
 import { FolioError } from "./errors.js";
 import type { FolioClient } from "./http.js";
+import { snapshotOf, wireOf, type LineCodec } from "./line-codec.js";
 import type { ChangeFeed } from "./types.js";
 
 export interface FeedLoopOptions {
@@ -43,4 +49,20 @@ export async function runFeed(options: FeedLoopOptions): Promise<void> {
       await sleep(wait, options.signal).catch(() => undefined);
     }
   }
+}
+
+/**
+ * The text a feed answer brings: its content, or its ops applied to the feed base's text
+ * (docs/editing-protocol.md, "Following the feed"), with those ops (decoded) when they start at the
+ * confirmed version: they carry the local edits over exactly. "stale": a diff from another version
+ * than the one asked from (a reload moved it), the feed asks again; "unusable": ops that do not apply.
+ */
+export function broughtBy(answer: ChangeFeed, feedBase: Snapshot, confirmedVersion: number, codec: LineCodec): { target: Snapshot; remoteOps?: NormalizedOp[] } | "stale" | "unusable" {
+  if (answer.content !== undefined) return { target: snapshotOf(codec, answer.currentVersion, splitLines(answer.content)) };
+  if (answer.fromVersion !== feedBase.version || answer.ops === undefined) return "stale";
+  const ops = validateOps(answer.ops);
+  const next = ops.ok ? applyOps(wireOf(feedBase), ops.ops) : ops;
+  if (!ops.ok || !next.ok) return "unusable";
+  const target = snapshotOf(codec, answer.currentVersion, next.lines);
+  return answer.fromVersion === confirmedVersion ? { target, remoteOps: codec.decodeOps(ops.ops) } : { target };
 }

@@ -1,27 +1,25 @@
-import { applyOps } from "../core/apply-ops.js";
-import { checksumOf } from "../core/checksum.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { mergeLines } from "../core/merge-text.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import { droppedAsAlreadyMade, rebuildAfterPatch } from "../core/rebuild-rule.js";
-import { validateOps } from "../core/validate-ops.js";
 import { Backoff, sleep } from "./backoff.js";
 import { carryOver, mergeMineWins, newPatch, type Inflight } from "./carry-over.js";
 import type { Snapshot } from "./conflicts.js";
 import { DocumentState } from "./document-state.js";
 import { FolioError, isTransient } from "./errors.js";
-import { runFeed } from "./feed-loop.js";
-import { appliesInFlight, theirsOf, type PatchOutcome } from "./in-flight.js";
+import { broughtBy, runFeed } from "./feed-loop.js";
+import { appliesInFlight, mergeOfKeptOnce, rebuiltAfter, theirsOf, type PatchOutcome } from "./in-flight.js";
+import { inFlight, nextStep, type Step, type Work } from "./live-state.js";
 import { renameWithRetry } from "./rename.js";
 import { untilAnswered } from "./retrying.js";
 import type { ChangeFeed, ContentPatchResult, Document } from "./types.js";
-import { snapshotOf, wireOf } from "./line-codec.js";
+import { snapshotOf } from "./line-codec.js";
 
 /**
  * A live document: one patch in flight at most, and a feed loop. A single worker loop does every
  * change of state in turn (apply a feed answer, take a patch's answer, start a patch, reload), so
  * no two of them ever interleave; a patch's request runs beside it, and feed answers of other
- * people's changes are applied while it does. The rules are in docs/editing-protocol.md ("The client").
+ * people's changes are applied while it does. The rules are in docs/editing-protocol.md ("The
+ * client"); the states, and the order in which the worker picks its next step, in live-state.ts.
  */
 export class LiveDocumentImpl extends DocumentState {
   /** Starts the worker and the feed loop. */
@@ -40,7 +38,7 @@ export class LiveDocumentImpl extends DocumentState {
       since: () => this.feedBase.version,
       deliver: (answer) => this.deliver(answer),
       failing: (failing, error) => {
-        this.feedFailing = failing;
+        this.apply({ type: "failing", loop: "feed", failing });
         if (error && !isTransient(error)) this.emitter.emit("error", error);
         this.updateStatus();
       },
@@ -54,39 +52,22 @@ export class LiveDocumentImpl extends DocumentState {
 
   // ---- the worker ------------------------------------------------------------------------------
 
+  /** What the worker sees besides the state, for nextStep (live-state.ts). */
+  private readonly work: Work = {
+    feedQueued: () => this.feedQueue.length > 0,
+    appliesInFlight: (patch) => {
+      const versions = { confirmed: this.confirmed.version, feedBase: this.feedBase.version };
+      return this.options.conflicts !== "ask" && appliesInFlight(this.feedQueue[0]!.answer, patch, this.clientId, versions);
+    },
+    hasEdits: () => this.hasEdits(),
+    holdMs: () => this.hold.remainingMs(this.milestones.length > 0),
+  };
+
   protected async run(): Promise<void> {
     const backoff = new Backoff(this.options.retry);
     while (!this.closed) {
       try {
-        if (this.answered) {
-          const { patch, outcome } = this.answered;
-          this.answered = undefined;
-          await this.patchAnswered(patch, outcome);
-        } else if (this.rebaseFrom) {
-          const from = this.rebaseFrom;
-          this.rebaseFrom = undefined;
-          await this.moveBase(from, this.confirmed);
-        } else if (this.inflight) {
-          // Other people's changes are shown at once; anything else waits for the patch's answer.
-          const next = this.feedQueue[0];
-          const versions = { confirmed: this.confirmed.version, feedBase: this.feedBase.version };
-          if (next && this.options.conflicts !== "ask" && appliesInFlight(next.answer, this.inflight, this.clientId, versions)) await this.nextFeed();
-          else await this.idle();
-        } else if (this.reloadWanted) {
-          await this.reload();
-        } else if (this.feedQueue.length > 0) {
-          await this.nextFeed();
-        } else if (this.resend) {
-          const resend = this.resend;
-          this.resend = undefined;
-          await this.startPatch(resend);
-        } else if (this.wantsToSend()) {
-          const hold = this.holdMs();
-          if (hold > 0) await this.idle(hold);
-          else await this.startPatch(this.prepare());
-        } else {
-          await this.idle();
-        }
+        await this.step(nextStep(this.state, this.work));
         backoff.reset();
       } catch (error) {
         if (this.closed) return;
@@ -94,6 +75,28 @@ export class LiveDocumentImpl extends DocumentState {
         this.emitter.emit("error", error instanceof Error ? error : new Error(String(error)));
         await sleep(backoff.next(), this.controller.signal).catch(() => undefined);
       }
+    }
+  }
+
+  private async step(step: Step): Promise<void> {
+    switch (step.do) {
+      case "take":
+        return this.patchAnswered(step.patch, step.outcome);
+      case "rebase":
+        this.apply({ type: "rebased" });
+        return this.moveBase(step.from, this.confirmed);
+      case "apply-feed":
+        return this.nextFeed();
+      case "reload":
+        return this.reload();
+      case "resend":
+        return this.startPatch(step.patch);
+      case "send":
+        return this.startPatch(this.prepare());
+      case "wait":
+        return this.idle(step.ms);
+      case "stop":
+        return;
     }
   }
 
@@ -113,12 +116,12 @@ export class LiveDocumentImpl extends DocumentState {
 
   /** Sends one patch until it has an answer, the same body (same seq) on every attempt, beside the worker. */
   protected async startPatch(patch: Inflight): Promise<void> {
-    this.inflight = patch;
+    this.apply({ type: "sent", patch });
     this.updateStatus();
     await this.persist();
     const answered = (outcome: PatchOutcome) => {
       if (this.closed) return;
-      this.answered = { patch, outcome };
+      this.apply({ type: "answered", patch, outcome });
       this.wake();
     };
     untilAnswered(this.retrying, (signal) => this.client.patchContent(this.id, patch.request, signal)).then(
@@ -128,14 +131,13 @@ export class LiveDocumentImpl extends DocumentState {
   }
 
   protected async patchAnswered(patch: Inflight, outcome: PatchOutcome): Promise<void> {
-    this.inflight = undefined;
+    this.apply({ type: "taken" });
     if ("error" in outcome) {
       await this.refused(patch, outcome.error);
       await this.persist();
       return;
     }
     const answer = outcome.answer;
-    this.unprocessable = 0;
     if (answer.status === 200) {
       await this.accepted(patch, answer.result);
       for (const waiter of patch.milestones) waiter.resolve();
@@ -153,12 +155,8 @@ export class LiveDocumentImpl extends DocumentState {
 
   /** 200: the text by the rebuild rule, checked against the answer's checksum; a mismatch reloads. */
   protected async accepted(patch: Inflight, result: ContentPatchResult): Promise<void> {
-    const since = validateOps(result.opsSinceBase);
-    // On the service's lines: the rule is the service's own, and the checksum is of its text.
-    const rebuilt = since.ok ? rebuildAfterPatch(wireOf(patch.base), patch.ops, since.ops) : since;
-    // Verified once here; the next patch on this text sends the same checksum without hashing again.
-    const verified = rebuilt.ok && (result.checksum === undefined || checksumOf(joinLines(rebuilt.lines)) === result.checksum);
-    if (!rebuilt.ok || !verified) {
+    const rebuilt = rebuiltAfter(patch, result);
+    if (!rebuilt) {
       this.emitter.emit("error", new Error(`the text after version ${result.version} could not be rebuilt exactly; reloading`));
       await this.reload(patch.expected);
       return;
@@ -172,19 +170,13 @@ export class LiveDocumentImpl extends DocumentState {
     // waiting is still answered with this change, which is then stale and dropped).
     if (result.version <= patch.base.version + 1 && this.eventsSeen >= patch.base.version) this.eventsSeen = Math.max(this.eventsSeen, result.version);
     if (result.version === this.feedBase.version + 1 && patch.base.version === this.feedBase.version) this.feedBase = answered;
-    if (since.ok && target === answered && this.options.conflicts !== "ask" && droppedAsAlreadyMade(patch.base.lines, patch.ops, since.ops)) {
-      // The service kept once a change another person had made the same way since the base (both
-      // typed a blank at the end of one line at once). The merge keeps both, as on a 409: the text
-      // the merge gives becomes what the local edits stand on, and what the service lacks of it is
-      // sent next as a local edit.
-      const theirs = applyOps(patch.base.lines, since.ops);
-      const mine = applyOps(patch.base.lines, patch.ops);
-      if (theirs.ok && mine.ok) {
-        const merged = mergeLines(patch.base.lines, theirs.lines, mine.lines);
-        this.confirmed = target;
-        this.replaceLocal(mergeLines(patch.expected, merged, this.local));
-        return;
-      }
+    // A change kept once that two people made alike: the merge that keeps both becomes what the
+    // local edits stand on, and what the service lacks of it is sent next as a local edit.
+    const merged = target === answered && this.options.conflicts !== "ask" ? mergeOfKeptOnce(patch, rebuilt.since) : undefined;
+    if (merged) {
+      this.confirmed = target;
+      this.replaceLocal(mergeLines(patch.expected, merged, this.local));
+      return;
     }
     await this.moveBase(patch.expected, target);
   }
@@ -193,19 +185,18 @@ export class LiveDocumentImpl extends DocumentState {
   protected async refused(patch: Inflight, error: unknown): Promise<void> {
     const status = error instanceof FolioError ? error.status : 0;
     this.milestones.unshift(...patch.milestones);
+    // 422 counts one more in a row, 404 marks the document deleted, 400, 413, … park the edits.
+    this.apply({ type: "refused", status });
     if (status === 422) {
       // The base is unknown or not what the service holds: reload once and send the edits again as
       // a fresh diff; a second 422 in a row waits before the next reload.
-      if (++this.unprocessable > 1) await sleep(new Backoff(this.options.retry).next(), this.controller.signal);
+      if (this.state.unprocessable > 1) await sleep(new Backoff(this.options.retry).next(), this.controller.signal);
       await this.reload(patch.localBase ?? this.confirmed.lines);
-    } else if (status === 404) {
-      this.markDeleted();
     } else if (status === 409) {
       // A seq used before with another body (a store that kept a stale patch): a fresh seq.
       this.emitter.emit("error", error as Error);
-    } else {
+    } else if (status !== 404) {
       // 400, 413, …: this edit cannot be sent as it is. Report it and send nothing until the next edit.
-      this.parked = true;
       for (const waiter of this.milestones.splice(0)) waiter.reject(error as Error);
       this.emitter.emit("error", error as Error);
     }
@@ -216,31 +207,18 @@ export class LiveDocumentImpl extends DocumentState {
       if (event.version <= this.eventsSeen) continue;
       this.eventsSeen = event.version;
       if (event.changeType === "RENAMED" && event.title !== undefined) this.setTitle(this.codec.decodeTitle(event.title));
-      else if (event.changeType === "DELETED") this.markDeleted();
-      else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.reloadWanted = true;
+      else if (event.changeType === "DELETED") this.apply({ type: "deleted" });
+      else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.apply({ type: "reload-wanted" });
     }
-    if (this.reloadWanted) return;
-    let target: Snapshot;
-    let remoteOps: NormalizedOp[] | undefined;
-    if (answer.content !== undefined) {
-      target = snapshotOf(this.codec, answer.currentVersion, splitLines(answer.content));
-    } else {
-      // A diff from another version than the one asked from is stale (a reload moved it): the feed asks again.
-      if (answer.fromVersion !== this.feedBase.version || answer.ops === undefined) return;
-      const ops = validateOps(answer.ops);
-      const next = ops.ok ? applyOps(wireOf(this.feedBase), ops.ops) : ops;
-      if (!ops.ok || !next.ok) {
-        this.reloadWanted = true;
-        return;
-      }
-      target = snapshotOf(this.codec, answer.currentVersion, next.lines);
-      // The service's ops carry the local edits over exactly when they start at the confirmed text.
-      if (answer.fromVersion === this.confirmed.version) remoteOps = this.codec.decodeOps(ops.ops);
-    }
+    if (this.state.reloadDue) return;
+    const brought = broughtBy(answer, this.feedBase, this.confirmed.version, this.codec);
+    if (brought === "unusable") this.apply({ type: "reload-wanted" });
+    if (typeof brought === "string") return;
+    const { target, remoteOps } = brought;
     this.feedBase = target;
     // At or behind this client's own acknowledged patches: the text has it already.
     if (target.version <= this.confirmed.version) return;
-    const patch = this.inflight;
+    const patch = inFlight(this.state);
     if (patch) {
       // In flight: the patch's edits are carried onto the new text, then the edits made since it over
       // that move, so that its answer finds them relative to exactly what they were made on.
@@ -259,19 +237,16 @@ export class LiveDocumentImpl extends DocumentState {
 
   /** GET the document and move onto it; `from` is the base the local edits are relative to. */
   protected async reload(from: string[] = this.confirmed.lines): Promise<void> {
-    this.reloadWanted = false;
+    this.apply({ type: "reloading" });
     let document: Document;
     try {
       document = await untilAnswered(this.retrying, (signal) => this.client.getDocument(this.id, signal));
     } catch (error) {
       if (!(error instanceof FolioError) || error.status !== 404) throw error;
-      this.markDeleted();
+      this.apply({ type: "deleted" });
       return;
     }
-    if (this.isDeleted) {
-      this.isDeleted = false;
-      this.emitter.emit("restored");
-    }
+    this.apply({ type: "restored" });
     this.setTitle(this.codec.decodeTitle(document.title));
     this.eventsSeen = Math.max(this.eventsSeen, document.version);
     this.feedBase = snapshotOf(this.codec, document.version, splitLines(document.content));

@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Conflict, OpenOptions, SyncStatus, TextChange } from "../../src/client/index.js";
 import { latch } from "../support/client-fetch.js";
-import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { liveDocumentsPerTest } from "../support/app-per-test.js";
+import { converged } from "../support/client-harness.js";
 import { checksum } from "../support/http-expect.js";
 import { waitUntil } from "../support/wait-until.js";
 import { mapCursor } from "../support/word-convergence.js";
@@ -9,21 +10,7 @@ import { mapCursor } from "../support/word-convergence.js";
 // The patch rules of a live document, each against the real service on loopback; faults are
 // injected between the client and the service by the recording fetch.
 
-let s: ServedApp;
-const closers: Array<() => void> = [];
-beforeEach(async () => {
-  s = await serveTestApp();
-});
-afterEach(async () => {
-  closers.splice(0).forEach((close) => close());
-  await s.close();
-});
-
-async function live(id: string, options: Parameters<typeof openLive>[2] = {}) {
-  const opened = await openLive(s.baseUrl, id, options);
-  closers.push(() => opened.doc.close());
-  return opened;
-}
+const { s, live } = liveDocumentsPerTest();
 
 async function document(content: string): Promise<string> {
   return (await s.client.createDocument({ title: "T", content })).id;

@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TextChange } from "../../src/client/index.js";
 import { latch } from "../support/client-fetch.js";
-import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { liveDocumentsPerTest } from "../support/app-per-test.js";
+import { converged } from "../support/client-harness.js";
 import { checksum } from "../support/http-expect.js";
 import { waitUntil } from "../support/wait-until.js";
 
@@ -9,22 +10,9 @@ import { waitUntil } from "../support/wait-until.js";
 // full-content answer after compaction, deletion, restore, rollback and rename, and close().
 
 const RETENTION_MS = 60_000;
-let s: ServedApp;
-const closers: Array<() => void> = [];
-beforeEach(async () => {
-  s = await serveTestApp({ config: (config) => (config.history.retentionSeconds = RETENTION_MS / 1000) });
-});
-afterEach(async () => {
-  closers.splice(0).forEach((close) => close());
-  await s.close();
-});
-
-async function live(id: string) {
-  const opened = await openLive(s.baseUrl, id);
-  closers.push(() => opened.doc.close());
-  return opened;
-}
-
+const served = liveDocumentsPerTest({ config: (config) => (config.history.retentionSeconds = RETENTION_MS / 1000) });
+const s = served.s;
+const live = (id: string) => served.live(id);
 async function document(content: string): Promise<string> {
   return (await s.client.createDocument({ title: "T", content })).id;
 }
@@ -199,7 +187,7 @@ describe("the feed loop of a live document", () => {
 
   it("close() aborts every request and stops every loop", async () => {
     const id = await document("a");
-    const opened = await openLive(s.baseUrl, id, { waitSeconds: 20 });
+    const opened = await served.live(id, { waitSeconds: 20 });
     const { doc, net } = opened;
     expect(await waitUntil(() => net.calls("GET", "/changes").length === 1)).toBe(true);
     doc.setText("b");

@@ -1,22 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PendingStore, PersistedPending } from "../../src/client/index.js";
 import { latch } from "../support/client-fetch.js";
-import { converged, openLive, serveTestApp, type ServedApp } from "../support/client-harness.js";
+import { liveDocumentsPerTest } from "../support/app-per-test.js";
+import { converged } from "../support/client-harness.js";
 import { checksum } from "../support/http-expect.js";
 import { waitUntil } from "../support/wait-until.js";
 
 // The optional PendingStore: a reload (a new live document on the same store) resends the patch in
 // flight unchanged, with its clientId and seq, so that the service answers from its receipt.
 
-let s: ServedApp;
-const closers: Array<() => void> = [];
-beforeEach(async () => {
-  s = await serveTestApp();
-});
-afterEach(async () => {
-  closers.splice(0).forEach((close) => close());
-  await s.close();
-});
+const served = liveDocumentsPerTest();
+const s = served.s;
 
 function memoryStore(): PendingStore & { saved: Map<string, PersistedPending> } {
   const saved = new Map<string, PersistedPending>();
@@ -30,11 +24,7 @@ function memoryStore(): PendingStore & { saved: Map<string, PersistedPending> } 
   };
 }
 
-async function live(id: string, pendingStore: PendingStore) {
-  const opened = await openLive(s.baseUrl, id, { pendingStore });
-  closers.push(() => opened.doc.close());
-  return opened;
-}
+const live = (id: string, pendingStore: PendingStore) => served.live(id, { pendingStore });
 
 describe("a live document with a PendingStore", () => {
   it("resends the persisted patch unchanged after a reload; the service applied it once and answers from its receipt", async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach } from "vitest";
-import { serveTestApp, type ServedApp } from "./client-harness.js";
+import type { OpenOptions } from "../../src/client/index.js";
+import { openLive, serveTestApp, type ServedApp } from "./client-harness.js";
 import { buildTestApp, type TestApp, type TestAppOptions } from "./test-app.js";
 
 /**
@@ -43,14 +44,16 @@ export function appPerTest(options?: TestAppOptions): TestApp {
 
 /**
  * A fresh {@link serveTestApp} (the app listening on 127.0.0.1, with a client) for each test of
- * the calling file or `describe`, closed after it; `s.baseUrl`, `s.client`, `s.t` inside a test.
+ * the calling file or `describe`, closed after it (after `beforeClose`); `s.baseUrl`, `s.client`,
+ * `s.t` inside a test.
  */
-export function servedAppPerTest(options?: TestAppOptions): ServedApp {
+export function servedAppPerTest(options?: TestAppOptions, beforeClose?: () => void): ServedApp {
   let current: ServedApp | undefined;
   beforeEach(async () => {
     current = await serveTestApp(options);
   });
   afterEach(async () => {
+    beforeClose?.();
     const closing = current;
     current = undefined;
     await closing?.close();
@@ -71,4 +74,19 @@ export function servedAppPerTest(options?: TestAppOptions): ServedApp {
     },
     close: () => now().close(),
   };
+}
+
+/**
+ * {@link servedAppPerTest} and `live(id, options)`, which opens a live document on it through its
+ * own recording fetch ({@link openLive}); every document a test opened is closed after it, before the app.
+ */
+export function liveDocumentsPerTest(options?: TestAppOptions): { s: ServedApp; live: (id: string, options?: OpenOptions) => ReturnType<typeof openLive> } {
+  const closers: Array<() => void> = [];
+  const s = servedAppPerTest(options, () => closers.splice(0).forEach((close) => close()));
+  const live = async (id: string, openOptions: OpenOptions = {}) => {
+    const opened = await openLive(s.baseUrl, id, openOptions);
+    closers.push(() => opened.doc.close());
+    return opened;
+  };
+  return { s, live };
 }
