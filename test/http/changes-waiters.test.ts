@@ -3,35 +3,18 @@ import { Agent, fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChangeFeed } from "../../src/service/change-feed.js";
 import { ChangeHub } from "../../src/service/change-hub.js";
-import { createServices, type Services } from "../../src/service/services.js";
-import { buildTestApp, freshTestStore, type TestApp } from "../support/test-app.js";
-import { checksum, createDocument, expectJson, expectProblem, JSON_TYPE, notFound, UNKNOWN_ID } from "../support/http-expect.js";
+import { freshTestStore, type TestApp } from "../support/test-app.js";
+import { answerAB, feedAppPerTest, patchAB } from "../support/feed-app.js";
+import { checksum, createDocument, expectJson, JSON_TYPE } from "../support/http-expect.js";
 import { countCalls } from "../support/count-calls.js";
-import { DOCUMENTS, FeedClient, IDLE_HUB, expectAbortedPollsLeaveHubIdle, expectNoContent, expectStatus, untilWaiting } from "../support/feed-client.js";
+import { DOCUMENTS, IDLE_HUB, expectAbortedPollsLeaveHubIdle, expectStatus, untilWaiting } from "../support/feed-client.js";
 import { waitUntil } from "../support/wait-until.js";
 
-// What waiting costs: many waiters on one commit, waiters sharing one read, and clients that go
-// away (docs/interface.md#change-feed: "a client that goes away while waiting costs nothing afterwards").
+// What waiting costs: many waiters on one commit, and clients that go away
+// (docs/interface.md#change-feed: "a client that goes away while waiting costs nothing afterwards").
+// How polls share reads and answers, and commits of another instance: changes-shared-reads.test.ts.
 
-let t: TestApp | undefined;
-
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
-
-async function started(options?: Parameters<typeof buildTestApp>[0]): Promise<{ app: TestApp; client: FeedClient }> {
-  t = await buildTestApp(options);
-  return { app: t, client: new FeedClient(t.app) };
-}
-
-const patchAB = { baseVersion: 1, base: "a", seq: 1, clientId: "c-ann", ops: [{ op: "insert" as const, index: 1, lines: ["b"] }] };
-const answerAB = {
-  fromVersion: 1,
-  currentVersion: 2,
-  ops: [{ op: "insert", index: 1, lines: ["b"] }],
-  events: [{ version: 2, changeType: "UPDATED", clientId: "c-ann" }],
-};
+const { started } = feedAppPerTest();
 
 describe("GET /documents/{documentId}/changes with many waiters", () => {
   it("answers 1,000 concurrent waiters on one document with one patch, all with the same body, and keeps nothing", async () => {
@@ -83,7 +66,7 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
     expect(hub.stats()).toEqual(IDLE_HUB);
   });
 
-  it("computes one answer for 100 waiters with the same since woken by one commit: one read of the store", async () => {
+  it("computes one answer for 100 waiters with the same since woken by one commit, from memory: no read of the store", async () => {
     const store = await freshTestStore();
     const counts = countCalls(store, ["document", "versions", "version"]);
     const { app, client } = await started({ store });
@@ -96,170 +79,9 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
     const answers = await Promise.all(polls);
 
     for (const answer of answers) expectJson(answer, 200, answerAB);
-    // The versions come from the writer's memory: the head is the only read of the store.
-    expect(counts.calls).toEqual({ document: 1, versions: 0, version: 0 });
-  });
-});
-
-describe("GET /documents/{documentId}/changes sharing answers and sparing reads", () => {
-  it("sends every waiter woken together the bytes the schema serializer makes, with its own request id", async () => {
-    const { app, client } = await started();
-    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
-    const polls = Array.from({ length: 50 }, () => client.changes(id, 1, 30));
-    await untilWaiting(app.services.hub, 50);
-
-    const line = "é ✓ 😀 \"quoted\" \\ </script>";
-    expectStatus(await client.patch(id, { ...patchAB, ops: [{ op: "insert", index: 1, lines: [line] }] }), 200);
-    const answers = await Promise.all(polls);
-
-    // Required properties first, then the optional ones, in schema order: as the serializer always wrote it.
-    const body = `{"currentVersion":2,"events":[{"version":2,"changeType":"UPDATED","clientId":"c-ann"}],"fromVersion":1,"ops":[{"op":"insert","index":1,"lines":[${JSON.stringify(line)}]}]}`;
-    for (const answer of answers) {
-      expect({ status: answer.statusCode, type: answer.headers["content-type"], length: answer.headers["content-length"], body: answer.body }).toEqual({
-        status: 200,
-        type: JSON_TYPE,
-        length: String(Buffer.byteLength(body)),
-        body,
-      });
-    }
-    expect(new Set(answers.map((answer) => answer.headers["x-request-id"])).size).toBe(50);
-  });
-
-  it("waits without reading the store when since is the newest version committed, and answers the next commit", async () => {
-    const store = await freshTestStore();
-    const counts = countCalls(store, ["document", "versions", "version"]);
-    const { app, client } = await started({ store });
-    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
-    counts.reset();
-
-    const polls = Array.from({ length: 10 }, () => client.changes(id, 1, 30));
-    await untilWaiting(app.services.hub, 10);
+    // The commit they were woken for is this instance's: the writer's head cache holds it, durable,
+    // with its versions, so not even the head row is read.
     expect(counts.calls).toEqual({ document: 0, versions: 0, version: 0 });
-
-    expectStatus(await client.patch(id, patchAB), 200);
-    for (const answer of await Promise.all(polls)) expectJson(answer, 200, answerAB);
-  });
-
-  it("still reads the store for wait=0 and for a since the service has not seen committed", async () => {
-    const store = await freshTestStore();
-    const counts = countCalls(store, ["document"]);
-    const { app, client } = await started({ store });
-    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
-    counts.reset();
-
-    expectNoContent(await client.changes(id, 1, 0));
-    expectJson(await client.changes(id, 7, 30), 200, { currentVersion: 1, content: "a", events: [] });
-    expectProblem(await client.changes(UNKNOWN_ID, 1, 30), notFound(UNKNOWN_ID, `${DOCUMENTS}/${UNKNOWN_ID}/changes`));
-
-    expect(counts.calls).toEqual({ document: 3 });
-  });
-
-  it("answers the polls that follow with the same since and head from one computed diff, without reading the store again", async () => {
-    const store = await freshTestStore();
-    const counts = countCalls(store, ["document", "versions", "version"]);
-    const { app, client } = await started({ store });
-    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
-    expectStatus(await client.patch(id, patchAB), 200);
-    counts.reset();
-
-    const answers = [await client.changes(id, 1, 30), await client.changes(id, 1, 0), await client.changes(id, 1, 30)];
-
-    for (const answer of answers) expectJson(answer, 200, answerAB);
-    expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
-    expect(counts.calls).toEqual({ document: 1, versions: 0, version: 0 });
-    expect(app.services.hub.stats()).toEqual(IDLE_HUB);
-
-    // A new head is a new answer.
-    expectStatus(await client.patch(id, { baseVersion: 2, base: "a\nb", seq: 2, clientId: "c-ann", ops: [{ op: "insert", index: 2, lines: ["c"] }] }), 200);
-    expectJson(await client.changes(id, 1, 30), 200, {
-      fromVersion: 1,
-      currentVersion: 3,
-      ops: [{ op: "insert", index: 1, lines: ["b", "c"] }],
-      events: [
-        { version: 2, changeType: "UPDATED", clientId: "c-ann" },
-        { version: 3, changeType: "UPDATED", clientId: "c-ann" },
-      ],
-    });
-  });
-
-  it("computes a large diff again for every poll instead of keeping it", async () => {
-    const store = await freshTestStore();
-    const counts = countCalls(store, ["document"]);
-    const { app, client } = await started({ store });
-    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
-    const line = "x".repeat(70_000);
-    expectStatus(await client.patch(id, { ...patchAB, ops: [{ op: "insert", index: 1, lines: [line] }] }), 200);
-    counts.reset();
-
-    const answers = [await client.changes(id, 1, 30), await client.changes(id, 1, 30)];
-
-    for (const answer of answers) expectJson(answer, 200, { ...answerAB, ops: [{ op: "insert", index: 1, lines: [line] }] });
-    expect(counts.calls).toEqual({ document: 2 });
-  });
-});
-
-describe("GET /documents/{documentId}/changes when another instance commits", () => {
-  // A second set of services on the same store stands for another instance whose notices have not
-  // arrived yet: this app's hub is told of its commits only when the test says so.
-  let other: Services | undefined;
-
-  afterEach(async () => {
-    other?.quiesce();
-    await other?.close();
-    other = undefined;
-  });
-
-  async function withOtherInstance(): Promise<{ app: TestApp; client: FeedClient; other: Services; id: string }> {
-    const { app, client } = await started();
-    other = createServices({ config: app.config, store: app.store, clock: app.clock });
-    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
-    return { app, client, other, id };
-  }
-
-  const updated = (from: number, to: number, ops: unknown[]) => ({
-    fromVersion: from,
-    currentVersion: to,
-    ops,
-    events: Array.from({ length: to - from }, (_, i) => ({ version: from + 1 + i, changeType: "UPDATED" })),
-  });
-
-  it("reads the store for a since other than the newest version noticed, so an unnoticed commit is answered at once", async () => {
-    const { client, other, id } = await withOtherInstance();
-    await other.documents.update(id, { title: "Plan", content: "a\nb" });
-
-    expectJson(await client.changes(id, 1, 0), 200, updated(1, 2, [{ op: "insert", index: 1, lines: ["b"] }]));
-    // A client that already has version 2 (from the other instance) is no news to anybody here.
-    const waiting = client.changes(id, 2, 30);
-    await untilWaiting(t!.services.hub, 1);
-    await other.documents.update(id, { title: "Plan", content: "a\nb\nc" });
-    t!.services.hub.notify(id, 3);
-
-    expectJson(await waiting, 200, updated(2, 3, [{ op: "insert", index: 2, lines: ["c"] }]));
-  });
-
-  it("waits for the notice of a commit past the newest version noticed, and answers it when the notice comes", async () => {
-    const { app, client, other, id } = await withOtherInstance();
-    await other.documents.update(id, { title: "Plan", content: "a\nb" });
-
-    const waiting = client.changes(id, 1, 30);
-    await untilWaiting(app.services.hub, 1);
-    app.services.hub.notify(id, 2);
-
-    expectJson(await waiting, 200, updated(1, 2, [{ op: "insert", index: 1, lines: ["b"] }]));
-  });
-
-  it("forgets the versions noticed when notices may have been lost: the waiters and the polls after it read the store", async () => {
-    const { app, client, other, id } = await withOtherInstance();
-    const before = client.changes(id, 1, 30);
-    await untilWaiting(app.services.hub, 1);
-    await other.documents.update(id, { title: "Plan", content: "a\nb" });
-
-    app.services.hub.wakeAll();
-
-    expectJson(await before, 200, updated(1, 2, [{ op: "insert", index: 1, lines: ["b"] }]));
-    await other.documents.update(id, { title: "Plan", content: "a\nb\nc" });
-    expectJson(await client.changes(id, 1, 30), 200, updated(1, 3, [{ op: "insert", index: 1, lines: ["b", "c"] }]));
-    expectJson(await client.changes(id, 2, 30), 200, updated(2, 3, [{ op: "insert", index: 2, lines: ["c"] }]));
   });
 });
 
