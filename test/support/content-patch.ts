@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import type { LineOperation } from "../../src/core/line-operation.js";
 import type { ContentPatch } from "../../src/service/patch-content.js";
 import { DOCUMENTS, checksum, createDocument, expectJson, expectProblem as expectProblemBody, type HistoryEntryJson } from "./http-expect.js";
+import type { Config } from "../../src/config/config.js";
 import type { TestApp } from "./test-app.js";
 
 /*
@@ -150,4 +151,55 @@ export function rulesBodyWith(field: string, value: unknown): Record<string, unk
   if (value === undefined) delete result[field];
   else result[field] = value;
   return result;
+}
+
+/** The write pause and the retention period of the history suites (content-history*.test.ts), in ms. */
+export const PAUSE_MS = 300_000;
+export const RETENTION_MS = 86_400_000;
+
+/** Sets {@link PAUSE_MS} and {@link RETENTION_MS} in a test app's configuration. */
+export function historyTimes(config: Config): void {
+  config.history.pauseSeconds = PAUSE_MS / 1000;
+  config.history.retentionSeconds = RETENTION_MS / 1000;
+}
+
+/** One client editing one document through PATCH …/content, always against the version it last wrote. */
+export class ContentEditor {
+  seq = 0;
+
+  constructor(
+    readonly app: FastifyInstance,
+    readonly id: string,
+    public text: string,
+    public version = 1,
+    readonly clientId = "client-a",
+  ) {}
+
+  /** Creates a document titled "Notes" with `content` and its editor. */
+  static async create(app: FastifyInstance, content: string): Promise<ContentEditor> {
+    return new ContentEditor(app, (await createDocument(app, { title: "Notes", content: content })).id, content);
+  }
+
+  /** Replaces line `index` with `line`; asserts the 200 and returns the new version. */
+  async setLine(index: number, line: string, milestone = false): Promise<number> {
+    const lines = this.text.split("\n");
+    lines[index] = line;
+    await this.send([replace(index, 1, line)], milestone);
+    this.text = lines.join("\n");
+    return this.version;
+  }
+
+  async send(ops: WireOp[], milestone = false): Promise<void> {
+    this.seq += 1;
+    const response = await patchContent(this.app, this.id, {
+      baseVersion: this.version,
+      checksum: checksumOf(this.text),
+      clientId: this.clientId,
+      seq: this.seq,
+      milestone,
+      ops,
+    });
+    expectAccepted(response, this.version + 1);
+    this.version += 1;
+  }
 }
