@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 /**
  * Two projects:
  * - "sqlite" runs every suite as the service ships (in-memory SQLite behind buildTestApp); the
- *   store suites of both adapters are in it (test/storage/postgres.test.ts skips or fails by itself).
+ *   store suites of both adapters are in it (test/storage/postgres*.test.ts skip or fail by themselves).
  * - "postgres" runs the HTTP suites of documents, content, the change feed and read links once more with
  *   FOLIO_TEST_STORE=postgres, so that buildTestApp puts each app on a fresh PostgreSQL schema,
  *   plus the multi-instance suites, which need PostgreSQL by nature. Without a reachable

@@ -1,36 +1,12 @@
 import { createDocument } from "../support/http-expect.js";
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import { DOCUMENTS, checksumOf, contentUrl, expectAccepted, expectConflict, expectProblem, insert, patchContent, readDocument, readHistory, remove, replace, type WireOp } from "../support/content-patch.js";
+import { BASE, BASE_TEXT, DOCUMENTS, expectAccepted, expectConflict, insert, readDocument, remove, replace, stalePatches, text } from "../support/content-patch.js";
+
+/* Rule 2 of PATCH …/content: a stale patch shifted over the foreign versions. True overlaps: content-conflict.test.ts. */
 
 const t = appPerTest();
-
-/** Eight distinct lines, "l0" to "l7". */
-const BASE = Array.from({ length: 8 }, (_, k) => `l${k}`);
-const BASE_TEXT = BASE.join("\n");
-
-/** The text of the lines given. */
-function text(...lines: string[]): string {
-  return lines.join("\n");
-}
-
-let seq = 0;
-
-/** A patch against version `baseVersion` whose text is `baseText`, by `clientId`. */
-function patchOf(id: string, clientId: string, baseVersion: number, baseText: string, ops: WireOp[]) {
-  seq += 1;
-  return patchContent(t.app, id, { baseVersion, checksum: checksumOf(baseText), clientId, seq, ops });
-}
-
-/** A document at version 2: version 1 is BASE, version 2 is a foreign patch of it by client-f. */
-async function afterForeign(foreign: WireOp[]): Promise<string> {
-  const id = (await createDocument(t.app, { title: "Notes", content: BASE_TEXT })).id;
-  expectAccepted(await patchOf(id, "client-f", 1, BASE_TEXT, foreign), 2);
-  return id;
-}
-
-/** A patch by client-s of BASE, which is version 1 and no longer current. */
-const stale = (id: string, ops: WireOp[]) => patchOf(id, "client-s", 1, BASE_TEXT, ops);
+const { patchOf, afterForeign, stale } = stalePatches(t);
 
 describe("PATCH /documents/{documentId}/content: rule 2, a stale base without true overlap", () => {
   it("shifts the submitted ops over the foreign ones, applies them and answers 200 with the foreign ops", async () => {
@@ -199,113 +175,5 @@ describe("PATCH /documents/{documentId}/content: rule 2, a stale base without tr
 
     expectAccepted(response, 3, [replace(0, 1, "P0")]);
     expect((await readDocument(t.app, id)).content).toBe(text("P0", ...BASE.slice(1, 7), "S7"));
-  });
-});
-
-describe("PATCH /documents/{documentId}/content: rule 3, a true overlap", () => {
-  async function expectNothingWritten(id: string, version: number, content: string, historyBefore: unknown): Promise<void> {
-    expect(await readDocument(t.app, id)).toMatchObject({ version, content });
-    expect(await readHistory(t.app, id)).toEqual(historyBefore);
-    expect(await t.store.reads(id).version(version + 1)).toBeUndefined();
-  }
-
-  it("answers 409 ContentConflict with the foreign ops when two ranges intersect, and writes nothing", async () => {
-    const id = await afterForeign([replace(2, 2, "F")]);
-    const current = text("l0", "l1", "F", "l4", "l5", "l6", "l7");
-    const history = await readHistory(t.app, id);
-
-    const response = await stale(id, [replace(3, 1, "S3")]);
-
-    expectConflict(response, 2, [replace(2, 2, "F")]);
-    await expectNothingWritten(id, 2, current, history);
-  });
-
-  it("answers 409 when a submitted insert lies inside a foreign range", async () => {
-    const id = await afterForeign([remove(2, 3)]);
-    const history = await readHistory(t.app, id);
-
-    expectConflict(await stale(id, [insert(3, "S")]), 2, [remove(2, 3)]);
-    await expectNothingWritten(id, 2, text("l0", "l1", "l5", "l6", "l7"), history);
-  });
-
-  it("answers 409 when a foreign insert lies inside a submitted range", async () => {
-    const id = await afterForeign([insert(3, "F")]);
-
-    expectConflict(await stale(id, [replace(2, 2, "S2", "S3")]), 2, [insert(3, "F")]);
-  });
-
-  it("answers 409 when one op of several overlaps, and applies none of them", async () => {
-    const id = await afterForeign([replace(5, 1, "F5")]);
-    const history = await readHistory(t.app, id);
-
-    expectConflict(await stale(id, [replace(0, 1, "S0"), remove(4, 2)]), 2, [replace(5, 1, "F5")]);
-    await expectNothingWritten(id, 2, text("l0", "l1", "l2", "l3", "l4", "F5", "l6", "l7"), history);
-  });
-
-  it("answers 409 with the composed ops of every version after the base and the current version", async () => {
-    const id = await afterForeign([insert(0, "top")]);
-    expectAccepted(await patchOf(id, "client-g", 2, text("top", ...BASE), [replace(4, 1, "G3")]), 3);
-
-    const response = await stale(id, [remove(3, 1)]);
-
-    expectConflict(response, 3, [insert(0, "top"), replace(3, 1, "G3")]);
-  });
-
-  it("answers 409 again when the conflicting patch is resent: a conflict keeps no receipt", async () => {
-    const id = await afterForeign([replace(2, 1, "F")]);
-    const resend = { baseVersion: 1, checksum: checksumOf(BASE_TEXT), clientId: "client-s", seq: 99, ops: [replace(2, 1, "S")] };
-
-    expectConflict(await patchContent(t.app, id, resend), 2, [replace(2, 1, "F")]);
-    expectConflict(await patchContent(t.app, id, resend), 2, [replace(2, 1, "F")]);
-    expect(await t.store.reads(id).receipt("client-s", 99)).toBeUndefined();
-  });
-
-  it("lets the client force its change after a conflict with a patch against the current version", async () => {
-    const id = await afterForeign([replace(2, 1, "F")]);
-    expectConflict(await stale(id, [replace(2, 1, "S")]), 2, [replace(2, 1, "F")]);
-
-    const forced = await patchOf(id, "client-s", 2, text("l0", "l1", "F", "l3", "l4", "l5", "l6", "l7"), [replace(2, 1, "S")]);
-
-    expectAccepted(forced, 3, []);
-    expect((await readDocument(t.app, id)).content).toBe(text("l0", "l1", "S", "l3", "l4", "l5", "l6", "l7"));
-  });
-});
-
-describe("PATCH /documents/{documentId}/content: line endings and checksums", () => {
-  it("takes the checksum of the LF text for a CRLF document, refuses the CRLF checksum with 422, and stores the patch result with LF", async () => {
-    const crlf = "one\r\ntwo\r\nthree\r\n";
-    const lf = "one\ntwo\nthree\n";
-    const id = (await createDocument(t.app, { title: "Notes", content: crlf })).id;
-    // The content round-trips exactly (docs/interface.md#history-and-milestones); the checksum is of its LF form (docs/line-model.md#checksum).
-    expect((await readDocument(t.app, id)).content).toBe(crlf);
-
-    const refused = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf(crlf), clientId: "client-a", seq: 1, ops: [replace(1, 1, "TWO")] });
-    expectProblem(refused, "checksum-mismatch", contentUrl(id), "checksum does not match the text of base version 1; reload the document");
-
-    const accepted = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf(lf), clientId: "client-a", seq: 2, ops: [replace(1, 1, "TWO")] });
-    expectAccepted(accepted, 2, []);
-    expect((await readDocument(t.app, id)).content).toBe("one\nTWO\nthree\n");
-    expect((await t.store.reads(id).version(2))?.checksum).toBe(checksumOf("one\nTWO\nthree\n"));
-  });
-
-  it("checks a stale CRLF base against the checksum of its LF text too", async () => {
-    const id = (await createDocument(t.app, { title: "Notes", content: "one\r\ntwo\r\nthree" })).id;
-    expectAccepted(await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("one\ntwo\nthree"), clientId: "a", seq: 1, ops: [replace(0, 1, "ONE")] }), 2);
-
-    const refused = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("one\r\ntwo\r\nthree"), clientId: "b", seq: 1, ops: [replace(2, 1, "THREE")] });
-    const accepted = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("one\ntwo\nthree"), clientId: "b", seq: 2, ops: [replace(2, 1, "THREE")] });
-
-    expectProblem(refused, "checksum-mismatch", contentUrl(id), "checksum does not match the text of base version 1; reload the document");
-    expectAccepted(accepted, 3, [replace(0, 1, "ONE")]);
-    expect((await readDocument(t.app, id)).content).toBe("ONE\ntwo\nTHREE");
-  });
-
-  it("keeps a lone CR inside a line of the base text: it is content, not a line break", async () => {
-    const id = (await createDocument(t.app, { title: "Notes", content: "a\rb\nc" })).id;
-
-    const response = await patchContent(t.app, id, { baseVersion: 1, checksum: checksumOf("a\rb\nc"), clientId: "a", seq: 1, ops: [replace(1, 1, "C")] });
-
-    expectAccepted(response, 2, []);
-    expect((await readDocument(t.app, id)).content).toBe("a\rb\nC");
   });
 });

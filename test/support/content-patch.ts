@@ -2,7 +2,9 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
 import type { LineOperation } from "../../src/core/line-operation.js";
 import type { ContentPatch } from "../../src/service/patch-content.js";
-import { DOCUMENTS, checksum, expectJson, expectProblem as expectProblemBody, type HistoryEntryJson } from "./http-expect.js";
+import { DOCUMENTS, checksum, createDocument, expectJson, expectProblem as expectProblemBody, type HistoryEntryJson } from "./http-expect.js";
+import type { Config } from "../../src/config/config.js";
+import type { TestApp } from "./test-app.js";
 
 /*
  * Helpers of the PATCH …/content suites (test/http/content-*.test.ts): request bodies, the exact
@@ -97,4 +99,107 @@ export function applyWireOps(lines: readonly string[], ops: readonly WireOp[]): 
   }
   out.push(...lines.slice(cursor));
   return out;
+}
+
+/** The base text of the stale-patch suites (content-rebase, content-conflict): eight distinct lines, "l0" to "l7". */
+export const BASE = Array.from({ length: 8 }, (_, k) => `l${k}`);
+export const BASE_TEXT = BASE.join("\n");
+
+/** The text of the lines given. */
+export function text(...lines: string[]): string {
+  return lines.join("\n");
+}
+
+/**
+ * Patches of {@link BASE} sent after a foreign version, on the suite's app `t` (an appPerTest):
+ * `afterForeign` makes the document and its version 2, `stale` sends a patch of version 1 by
+ * client-s, `patchOf` any patch; each patch takes the next seq of the suite.
+ */
+export function stalePatches(t: Pick<TestApp, "app">) {
+  let seq = 0;
+
+  /** A patch against version `baseVersion` whose text is `baseText`, by `clientId`. */
+  function patchOf(id: string, clientId: string, baseVersion: number, baseText: string, ops: WireOp[]) {
+    seq += 1;
+    return patchContent(t.app, id, { baseVersion, checksum: checksumOf(baseText), clientId, seq, ops });
+  }
+
+  /** A document at version 2: version 1 is BASE, version 2 is a foreign patch of it by client-f. */
+  async function afterForeign(foreign: WireOp[]): Promise<string> {
+    const id = (await createDocument(t.app, { title: "Notes", content: BASE_TEXT })).id;
+    expectAccepted(await patchOf(id, "client-f", 1, BASE_TEXT, foreign), 2);
+    return id;
+  }
+
+  /** A patch by client-s of BASE, which is version 1 and no longer current. */
+  const stale = (id: string, ops: WireOp[]) => patchOf(id, "client-s", 1, BASE_TEXT, ops);
+
+  return { patchOf, afterForeign, stale };
+}
+
+/** The text of the rules suites (content-rules-*.test.ts): three lines, "alpha" to "gamma". */
+export const RULES_TEXT = "alpha\nbeta\ngamma";
+
+/** A patch of {@link RULES_TEXT} at version 1 by client-a, seq 1, with `changes` on top. */
+export function rulesBody(ops: WireOp[], changes: Partial<PatchBody> = {}): PatchBody {
+  return { baseVersion: 1, checksum: checksumOf(RULES_TEXT), clientId: "client-a", seq: 1, ops, ...changes };
+}
+
+/** The {@link rulesBody} of one replace with one field replaced by anything (a wrong type) or left out (`undefined`). */
+export function rulesBodyWith(field: string, value: unknown): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...rulesBody([replace(0, 1, "ALPHA")]) };
+  if (value === undefined) delete result[field];
+  else result[field] = value;
+  return result;
+}
+
+/** The write pause and the retention period of the history suites (content-history*.test.ts), in ms. */
+export const PAUSE_MS = 300_000;
+export const RETENTION_MS = 86_400_000;
+
+/** Sets {@link PAUSE_MS} and {@link RETENTION_MS} in a test app's configuration. */
+export function historyTimes(config: Config): void {
+  config.history.pauseSeconds = PAUSE_MS / 1000;
+  config.history.retentionSeconds = RETENTION_MS / 1000;
+}
+
+/** One client editing one document through PATCH …/content, always against the version it last wrote. */
+export class ContentEditor {
+  seq = 0;
+
+  constructor(
+    readonly app: FastifyInstance,
+    readonly id: string,
+    public text: string,
+    public version = 1,
+    readonly clientId = "client-a",
+  ) {}
+
+  /** Creates a document titled "Notes" with `content` and its editor. */
+  static async create(app: FastifyInstance, content: string): Promise<ContentEditor> {
+    return new ContentEditor(app, (await createDocument(app, { title: "Notes", content: content })).id, content);
+  }
+
+  /** Replaces line `index` with `line`; asserts the 200 and returns the new version. */
+  async setLine(index: number, line: string, milestone = false): Promise<number> {
+    const lines = this.text.split("\n");
+    lines[index] = line;
+    await this.send([replace(index, 1, line)], milestone);
+    this.text = lines.join("\n");
+    return this.version;
+  }
+
+  async send(ops: WireOp[], milestone = false): Promise<void> {
+    this.seq += 1;
+    const response = await patchContent(this.app, this.id, {
+      baseVersion: this.version,
+      checksum: checksumOf(this.text),
+      clientId: this.clientId,
+      seq: this.seq,
+      milestone,
+      ops,
+    });
+    expectAccepted(response, this.version + 1);
+    this.version += 1;
+  }
 }

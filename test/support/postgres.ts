@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { describe, it } from "vitest";
+import { afterEach, describe, it } from "vitest";
 import { PostgresStore, type PostgresStoreOptions } from "../../src/storage/postgres/postgres-store.js";
 import { CI_IS_SET } from "./ci.js";
 
@@ -103,4 +103,18 @@ export async function openTestStore(
     await dropSchema(schema);
     throw error;
   }
+}
+
+/** Opens a store on a fresh schema for each test of the enclosing describe; closed and dropped after it. */
+export function storePerTest(): (options?: Parameters<typeof openTestStore>[0]) => ReturnType<typeof openTestStore> {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+  return async (options) => {
+    const fixture = await openTestStore(options);
+    cleanup = fixture.cleanup;
+    return fixture;
+  };
 }
