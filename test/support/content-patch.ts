@@ -55,8 +55,8 @@ export const ANY_CHECKSUM = expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as un
 
 /**
  * A 200 ContentPatchResult. With `text`, its `checksum` must be exactly the checksum of that text
- * (the text after the patch); without it, any well-formed checksum (test/http/content-checksum.test.ts
- * checks the values).
+ * (the text after the patch); without it, any well-formed checksum (test/core/checksum.test.ts checks
+ * how checksums are made, and the suites that pass `text` check the values the service answers).
  */
 export function expectAccepted(response: LightMyRequestResponse, version: number, opsSinceBase: WireOp[] = [], text?: string): void {
   expectJson(response, 200, { version, opsSinceBase, checksum: text === undefined ? ANY_CHECKSUM : checksumOf(text) });
