@@ -45,7 +45,7 @@ export class ChangeFeed {
     const kept = new KeptDiffs<ChangeFeedView>(options.clock, options.policy);
     const changes = new ChangesSince(options.store, options.texts, kept);
     this.reads = new FeedReads(options.hub, kept);
-    this.sharing = new SharedReads((id, since, durable) => changes.read(id, since, durable));
+    this.sharing = new SharedReads((id, since) => changes.read(id, since));
   }
 
   /** The changes since `since`, waiting up to `waitSeconds` (clamped) for one; `undefined` means none (204). */

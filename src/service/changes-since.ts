@@ -24,12 +24,10 @@ export interface ChangeFeedView {
 }
 
 /**
- * One read for the feed. After a wake-up by a commit this instance made, the writer's head cache
- * holds that durable head and its recent versions: the answer comes from memory, without the head
- * row. Otherwise it reads the head row, then the versions after `since` from the head cache while
- * it holds the head and reaches back that far (HeadTexts.recentVersions), else from the store. A
- * diff kept for the head answers instead of composing again, and a diff composed here is kept
- * (kept-diffs.ts).
+ * One read of the store for the feed: the head row, then the versions after `since` from the
+ * writer's head cache while it holds the head and reaches back that far (HeadTexts.recentVersions),
+ * else from the store. A diff kept for the head read answers instead of composing again, and a diff
+ * composed here is kept (kept-diffs.ts).
  */
 export class ChangesSince {
   constructor(
@@ -38,16 +36,8 @@ export class ChangesSince {
     private readonly kept: KeptDiffs<ChangeFeedView>,
   ) {}
 
-  /**
-   * What is new since `since` right now, or `undefined` when nothing is. `durable`: a version known
-   * to be committed (the one a wake-up was for), which lets the head cache answer for the store.
-   */
-  async read(id: string, since: number, durable?: number): Promise<ChangeFeedView | undefined> {
-    if (durable !== undefined && durable > since && since > 0) {
-      // The versions from `since` itself (its record tells whether its ops were compacted, and when it was made).
-      const cached = this.texts.cachedSince(id, durable, since - 1);
-      if (cached && cached.records.every((record) => record.ops !== null)) return this.diff(id, since, cached.version, cached.records);
-    }
+  /** What is new since `since` right now, or `undefined` when nothing is. */
+  async read(id: string, since: number): Promise<ChangeFeedView | undefined> {
     const { store, texts } = this;
     const head = await store.reads(id).document();
     if (!head) throw documentNotFound(id);
@@ -64,25 +54,14 @@ export class ChangesSince {
     // The versions since `since` (and `since` itself, for its compaction) from memory when the
     // writer's cache holds this head; from the store otherwise.
     const inMemory = texts.recentVersions(head, Math.max(0, since - 1));
-    if (inMemory && since > 0 && inMemory.every((record) => record.ops !== null)) return this.diff(id, since, head.version, inMemory);
     const records = inMemory ? inMemory.filter((record) => record.version > since) : await store.reads(id).versions(since, head.version);
     const events = records.map(eventOf);
     if (since === 0) return fullText(events);
     const sinceRecord = inMemory ? inMemory[0] : await store.reads(id).version(since);
     if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
-    return this.diff(id, since, head.version, [sinceRecord, ...records]);
-  }
-
-  /**
-   * The diff from `since` to `head`, given the versions `[since, head]` with their ops, oldest first:
-   * the one kept for this head and `since`, or composed now and kept.
-   */
-  private diff(id: string, since: number, head: number, fromSince: readonly VersionSummary[]): ChangeFeedView {
-    const kept = this.kept.find(id, head, since);
-    if (kept) return kept;
-    const records = fromSince.slice(1);
-    const answer: ChangeFeedView = { fromVersion: since, currentVersion: head, ops: composeChain(records.map((record) => record.ops ?? [])), events: records.map(eventOf) };
-    this.kept.keep(id, head, since, fromSince[0]!.createdAt, answer);
+    const ops = composeChain(records.map((record) => record.ops ?? []));
+    const answer: ChangeFeedView = { fromVersion: since, currentVersion: head.version, ops, events };
+    this.kept.keep(id, head.version, since, sinceRecord.createdAt, answer);
     return answer;
   }
 }

@@ -63,17 +63,4 @@ export class HeadTexts {
     const recent = cached && recentAfter(cached, after, this.policy.cutoff());
     return recent && cached.version > head.version ? recent.filter((record) => record.version <= head.version) : recent;
   }
-
-  /**
-   * The newest version the cache holds of `id` when it is `atLeast` or newer, with the versions in
-   * `(after, that version]`; `undefined` when the cache holds no such head or does not reach back
-   * that far (or past the retention cutoff). The cache takes a head only once it is durable
-   * (document-writer.ts), so a caller that knows of a commit at `atLeast` may answer from it
-   * without reading the head row.
-   */
-  cachedSince(id: string, atLeast: number, after: number): { version: number; records: VersionSummary[] } | undefined {
-    const cached = this.cache.atLeast(id, atLeast);
-    const records = cached && recentAfter(cached, after, this.policy.cutoff());
-    return records && { version: cached.version, records };
-  }
 }

@@ -9,11 +9,8 @@ export class SharedReads<A> {
   /** Reads for one wake-up (see {@link shared}). */
   private readonly wakeUps = new Map<string, Promise<A | undefined>>();
 
-  /**
-   * @param read what is new since `since` right now, or `undefined` when nothing is; `durable`, when
-   *   given, is a version known to be committed (changes-since.ts).
-   */
-  constructor(private readonly read: (id: string, since: number, durable?: number) => Promise<A | undefined>) {}
+  /** @param read what is new since `since` right now, or `undefined` when nothing is. */
+  constructor(private readonly read: (id: string, since: number) => Promise<A | undefined>) {}
 
   // Requests that read at once with the same `since` share a read that has not yet read the head:
   // its answer is as new as the store after they all arrived, so each gets what a read of its own
@@ -40,7 +37,7 @@ export class SharedReads<A> {
     const key = `${id}\u0000${since}\u0000${version}`;
     let answer = this.wakeUps.get(key);
     if (!answer) {
-      answer = this.read(id, since, version).finally(() => this.wakeUps.delete(key));
+      answer = this.read(id, since).finally(() => this.wakeUps.delete(key));
       this.wakeUps.set(key, answer);
     }
     return answer;

@@ -172,7 +172,7 @@ describe("GET /documents/{documentId}/changes when another instance commits", ()
     expectJson(await client.changes(id, 2, 30), 200, updated(2, 3, [{ op: "insert", index: 2, lines: ["c"] }]));
   });
 
-  it("reads the head row once for waiters woken by a commit this instance's memory does not hold", async () => {
+  it("reads the store once for waiters woken by a commit this instance's memory does not hold", async () => {
     const store = await freshTestStore();
     const counts = countCalls(store, ["document", "versions", "version"]);
     const { app, client } = await started({ store });
