@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
+import type { Config } from "../../src/config/config.js";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 export const PROBLEM_TYPE = "application/problem+json; charset=utf-8";
@@ -22,6 +23,14 @@ export const DOCUMENTS = "/api/v1/documents";
 
 /** A well-formed UUID that no test creates. */
 export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
+
+/** The content limit of the documents suites (documents-create, documents-get-put-delete): small, for a test to cross. */
+export const SMALL_MAX_CONTENT_BYTES = 64;
+
+/** Sets {@link SMALL_MAX_CONTENT_BYTES} as the content limit of a test app's configuration. */
+export function smallMaxContent(config: Config): void {
+  config.documents.maxContentBytes = SMALL_MAX_CONTENT_BYTES;
+}
 
 /** The problem body the service renders for one kind of problem. */
 export interface ExpectedProblem {
