@@ -118,6 +118,41 @@ export async function createDocument(app: FastifyInstance, body: { title: string
   return response.json<DocumentJson>();
 }
 
+/** A history entry as GET …/history lists it; `sender` names the client of a patch's version. */
+export function historyEntry(
+  id: string,
+  version: number,
+  changeType: string,
+  title: string,
+  content: string,
+  timestamp: string,
+  sender?: { clientId: string; displayName: string },
+): HistoryEntryJson {
+  return { documentId: id, version, title, content, changeType, timestamp, ...sender };
+}
+
+/** Who sends the patches of {@link documentRequests}' `patchLine`, as the history names them. */
+export const ANN = { clientId: "client-1", displayName: "Ann" };
+
+/**
+ * The requests of the history and restore suites (documents-history, documents-restore) on the
+ * suite's app `t` (an appPerTest), each answer returned as it came.
+ */
+export function documentRequests(t: { readonly app: FastifyInstance }) {
+  return {
+    history: (id: string) => t.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}/history` }),
+    put: (id: string, title: string, content: string) => t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title, content } }),
+    remove: (id: string) => t.app.inject({ method: "DELETE", url: `${DOCUMENTS}/${id}` }),
+    /** A content patch by {@link ANN}, a sync version unless `milestone`, that replaces line 0 of `base` with `line`. */
+    patchLine: (id: string, baseVersion: number, base: string, seq: number, line: string, milestone = false) =>
+      t.app.inject({
+        method: "PATCH",
+        url: `${DOCUMENTS}/${id}/content`,
+        payload: { baseVersion, checksum: checksum(base), ...ANN, seq, milestone, ops: [{ op: "replace", index: 0, count: 1, lines: [line] }] },
+      }),
+  };
+}
+
 /** The `Authorization` value of HTTP Basic for `user` and `password`. */
 export function basicAuth(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`;
