@@ -11,11 +11,8 @@ import { waitUntil } from "../support/wait-until.js";
 
 const RETENTION_MS = 60_000;
 const served = liveDocumentsPerTest({ config: (config) => (config.history.retentionSeconds = RETENTION_MS / 1000) });
-const s = served.s;
+const { s, document } = served;
 const live = (id: string) => served.live(id);
-async function document(content: string): Promise<string> {
-  return (await s.client.createDocument({ title: "T", content })).id;
-}
 
 describe("the feed loop of a live document", () => {
   it("applies a remote change and tells the editor with the line ops and the character edits to map cursors through", async () => {

@@ -5,7 +5,8 @@ import { compileValidator } from "../../src/http/validator.js";
 
 // The request schemas hold what the service checks wherever JSON Schema can say it, so that the
 // document tells clients: a title of white space only, an empty ops list without milestone. The
-// service's answers stay what they were (test/http/documents-crud.test.ts, content-rules-*.test.ts).
+// service's answers stay what they were (test/http/documents-create.test.ts,
+// documents-get-put-delete.test.ts, content-rules-*.test.ts).
 
 const body = (schema: object) => compileValidator({ schema, method: "POST", url: "/", httpPart: "body" }) as (value: unknown) => boolean;
 

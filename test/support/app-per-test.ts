@@ -77,16 +77,22 @@ export function servedAppPerTest(options?: TestAppOptions, beforeClose?: () => v
 }
 
 /**
- * {@link servedAppPerTest} and `live(id, options)`, which opens a live document on it through its
- * own recording fetch ({@link openLive}); every document a test opened is closed after it, before the app.
+ * {@link servedAppPerTest}, `document(content)`, which creates a document titled "T" through the
+ * test's client and gives its id, and `live(id, options)`, which opens a live document on it through
+ * its own recording fetch ({@link openLive}); every document a test opened is closed after it, before the app.
  */
-export function liveDocumentsPerTest(options?: TestAppOptions): { s: ServedApp; live: (id: string, options?: OpenOptions) => ReturnType<typeof openLive> } {
+export function liveDocumentsPerTest(options?: TestAppOptions): {
+  s: ServedApp;
+  document: (content: string) => Promise<string>;
+  live: (id: string, options?: OpenOptions) => ReturnType<typeof openLive>;
+} {
   const closers: Array<() => void> = [];
   const s = servedAppPerTest(options, () => closers.splice(0).forEach((close) => close()));
+  const document = async (content: string) => (await s.client.createDocument({ title: "T", content })).id;
   const live = async (id: string, openOptions: OpenOptions = {}) => {
     const opened = await openLive(s.baseUrl, id, openOptions);
     closers.push(() => opened.doc.close());
     return opened;
   };
-  return { s, live };
+  return { s, document, live };
 }

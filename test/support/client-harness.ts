@@ -21,6 +21,9 @@ export async function serveTestApp(options: TestAppOptions = {}): Promise<Served
 /** Quick retries and short polls, so that a test's faults cost milliseconds. */
 export const FAST: OpenOptions = { waitSeconds: 2, retry: { initialMs: 5, maxMs: 50 }, requestTimeoutMs: 5_000 };
 
+/** A replace of the one line at `index` by `lines`, as a patch's ops carry it. */
+export const replaceLine = (index: number, ...lines: string[]) => ({ op: "replace", index, count: 1, lines });
+
 /** A live document opened through its own recording fetch. */
 export async function openLive(baseUrl: string, id: string, options: OpenOptions = {}): Promise<{ doc: LiveDocument; net: RecordingFetch }> {
   const net = recordingFetch();

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
+import type { Config } from "../../src/config/config.js";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 export const PROBLEM_TYPE = "application/problem+json; charset=utf-8";
@@ -22,6 +23,14 @@ export const DOCUMENTS = "/api/v1/documents";
 
 /** A well-formed UUID that no test creates. */
 export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
+
+/** The content limit of the documents suites (documents-create, documents-get-put-delete): small, for a test to cross. */
+export const SMALL_MAX_CONTENT_BYTES = 64;
+
+/** Sets {@link SMALL_MAX_CONTENT_BYTES} as the content limit of a test app's configuration. */
+export function smallMaxContent(config: Config): void {
+  config.documents.maxContentBytes = SMALL_MAX_CONTENT_BYTES;
+}
 
 /** The problem body the service renders for one kind of problem. */
 export interface ExpectedProblem {
@@ -107,6 +116,41 @@ export async function createDocument(app: FastifyInstance, body: { title: string
   const response = await app.inject({ method: "POST", url: "/api/v1/documents", payload: body });
   expect(response.statusCode).toBe(201);
   return response.json<DocumentJson>();
+}
+
+/** A history entry as GET …/history lists it; `sender` names the client of a patch's version. */
+export function historyEntry(
+  id: string,
+  version: number,
+  changeType: string,
+  title: string,
+  content: string,
+  timestamp: string,
+  sender?: { clientId: string; displayName: string },
+): HistoryEntryJson {
+  return { documentId: id, version, title, content, changeType, timestamp, ...sender };
+}
+
+/** Who sends the patches of {@link documentRequests}' `patchLine`, as the history names them. */
+export const ANN = { clientId: "client-1", displayName: "Ann" };
+
+/**
+ * The requests of the history and restore suites (documents-history, documents-restore) on the
+ * suite's app `t` (an appPerTest), each answer returned as it came.
+ */
+export function documentRequests(t: { readonly app: FastifyInstance }) {
+  return {
+    history: (id: string) => t.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}/history` }),
+    put: (id: string, title: string, content: string) => t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title, content } }),
+    remove: (id: string) => t.app.inject({ method: "DELETE", url: `${DOCUMENTS}/${id}` }),
+    /** A content patch by {@link ANN}, a sync version unless `milestone`, that replaces line 0 of `base` with `line`. */
+    patchLine: (id: string, baseVersion: number, base: string, seq: number, line: string, milestone = false) =>
+      t.app.inject({
+        method: "PATCH",
+        url: `${DOCUMENTS}/${id}/content`,
+        payload: { baseVersion, checksum: checksum(base), ...ANN, seq, milestone, ops: [{ op: "replace", index: 0, count: 1, lines: [line] }] },
+      }),
+  };
 }
 
 /** The `Authorization` value of HTTP Basic for `user` and `password`. */

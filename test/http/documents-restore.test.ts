@@ -1,122 +1,17 @@
 import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, it } from "vitest";
 import { appPerTest } from "../support/app-per-test.js";
-import { DOCUMENTS, T0, UNKNOWN_ID, at, checksum, createDocument, expectDocument, expectJson, expectProblem, invalid, notFound, type DocumentJson } from "../support/http-expect.js";
+import { DOCUMENTS, T0, UNKNOWN_ID, at, createDocument, documentRequests, expectDocument, expectJson, expectProblem, historyEntry, invalid, notFound, type DocumentJson } from "../support/http-expect.js";
 
+/* POST /documents/{documentId}/restore: a deleted document brought back, a living one rolled back. The history: documents-history.test.ts. */
 
 const t = appPerTest();
 
-const history = (id: string) => t.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}/history` });
-const put = (id: string, title: string, content: string) => t.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title, content } });
-const remove = (id: string) => t.app.inject({ method: "DELETE", url: `${DOCUMENTS}/${id}` });
+const { history, put, remove, patchLine } = documentRequests(t);
 
 function restore(id: string, body?: unknown): Promise<LightMyRequestResponse> {
   return t.app.inject({ method: "POST", url: `${DOCUMENTS}/${id}/restore`, ...(body === undefined ? {} : { payload: body as object }) });
 }
-
-/** Who sends the patches of {@link patchLine}, as the history names them. */
-const ANN = { clientId: "client-1", displayName: "Ann" };
-
-/** A sync (non-milestone) content patch that replaces line 0 of `base` with `line`. */
-function patchLine(id: string, baseVersion: number, base: string, seq: number, line: string, milestone = false) {
-  return t.app.inject({
-    method: "PATCH",
-    url: `${DOCUMENTS}/${id}/content`,
-    payload: { baseVersion, checksum: checksum(base), ...ANN, seq, milestone, ops: [{ op: "replace", index: 0, count: 1, lines: [line] }] },
-  });
-}
-
-function entry(id: string, version: number, changeType: string, title: string, content: string, timestamp: string, sender?: { clientId: string; displayName: string }) {
-  return { documentId: id, version, title, content, changeType, timestamp, ...sender };
-}
-
-describe("GET /documents/{documentId}/history", () => {
-  it("answers 200 with the CREATED entry of a new document", async () => {
-    const created = await createDocument(t.app, { title: "Plan", content: "a\nb" });
-
-    expectJson(await history(created.id), 200, [entry(created.id, 1, "CREATED", "Plan", "a\nb", T0)]);
-  });
-
-  it("lists every PUT as a milestone with its full text, oldest first", async () => {
-    const created = await createDocument(t.app, { title: "Plan", content: "a" });
-    t.clock.advance(1000);
-    await put(created.id, "Plan", "a\nb");
-    t.clock.advance(1000);
-    await put(created.id, "Plan B", "c");
-
-    expectJson(await history(created.id), 200, [
-      entry(created.id, 1, "CREATED", "Plan", "a", T0),
-      entry(created.id, 2, "UPDATED", "Plan", "a\nb", at(1000)),
-      entry(created.id, 3, "UPDATED", "Plan B", "c", at(2000)),
-    ]);
-  });
-
-  it("still answers 200 for a deleted document, ending with DELETED and the last title and content", async () => {
-    const created = await createDocument(t.app, { title: "Plan", content: "a" });
-    t.clock.advance(1000);
-    await put(created.id, "Final plan", "b");
-    t.clock.advance(1000);
-    await remove(created.id);
-
-    expectJson(await history(created.id), 200, [
-      entry(created.id, 1, "CREATED", "Plan", "a", T0),
-      entry(created.id, 2, "UPDATED", "Final plan", "b", at(1000)),
-      entry(created.id, 3, "DELETED", "Final plan", "b", at(2000)),
-    ]);
-  });
-
-  it("leaves sync versions out but always shows the newest state", async () => {
-    const created = await createDocument(t.app, { title: "Live", content: "a" });
-    t.clock.advance(1000);
-    expect((await patchLine(created.id, 1, "a", 1, "b")).statusCode).toBe(200);
-    t.clock.advance(1000);
-    expect((await patchLine(created.id, 2, "b", 2, "c")).statusCode).toBe(200);
-
-    expectJson(await history(created.id), 200, [
-      entry(created.id, 1, "CREATED", "Live", "a", T0),
-      entry(created.id, 3, "UPDATED", "Live", "c", at(2000), ANN),
-    ]);
-  });
-
-  it("shows a milestone patch and leaves out the sync versions before it", async () => {
-    const created = await createDocument(t.app, { title: "Live", content: "a" });
-    await patchLine(created.id, 1, "a", 1, "b");
-    await patchLine(created.id, 2, "b", 2, "c", true);
-    await patchLine(created.id, 3, "c", 3, "d");
-    await patchLine(created.id, 4, "d", 4, "e");
-
-    expectJson(await history(created.id), 200, [
-      entry(created.id, 1, "CREATED", "Live", "a", T0),
-      entry(created.id, 3, "UPDATED", "Live", "c", T0, ANN),
-      entry(created.id, 5, "UPDATED", "Live", "e", T0, ANN),
-    ]);
-  });
-
-  it("promotes the version before a write pause to a milestone", async () => {
-    const created = await createDocument(t.app, { title: "Live", content: "a" });
-    await patchLine(created.id, 1, "a", 1, "b");
-    t.clock.advance(300_000);
-    await patchLine(created.id, 2, "b", 2, "c");
-
-    expectJson(await history(created.id), 200, [
-      entry(created.id, 1, "CREATED", "Live", "a", T0),
-      entry(created.id, 2, "UPDATED", "Live", "b", T0, ANN),
-      entry(created.id, 3, "UPDATED", "Live", "c", at(300_000), ANN),
-    ]);
-  });
-
-  it("answers 404 for an unknown UUID", async () => {
-    const url = `${DOCUMENTS}/${UNKNOWN_ID}/history`;
-
-    expectProblem(await t.app.inject({ method: "GET", url }), notFound(UNKNOWN_ID, url));
-  });
-
-  it("answers 400 for a malformed UUID", async () => {
-    const url = `${DOCUMENTS}/abc/history`;
-
-    expectProblem(await t.app.inject({ method: "GET", url }), invalid('params.documentId: must match format "uuid"', url));
-  });
-});
 
 describe("POST /documents/{documentId}/restore", () => {
   /** A document at version 2 ("Plan B", "two"), deleted at version 3 one second after T0. */
@@ -138,10 +33,10 @@ describe("POST /documents/{documentId}/restore", () => {
     expectJson(response, 200, expected);
     await expectDocument(t.app, expected);
     expectJson(await history(id), 200, [
-      entry(id, 1, "CREATED", "Plan", "one", T0),
-      entry(id, 2, "UPDATED", "Plan B", "two", T0),
-      entry(id, 3, "DELETED", "Plan B", "two", at(1000)),
-      entry(id, 4, "RESTORED", "Plan B", "two", at(2000)),
+      historyEntry(id, 1, "CREATED", "Plan", "one", T0),
+      historyEntry(id, 2, "UPDATED", "Plan B", "two", T0),
+      historyEntry(id, 3, "DELETED", "Plan B", "two", at(1000)),
+      historyEntry(id, 4, "RESTORED", "Plan B", "two", at(2000)),
     ]);
   });
 
@@ -183,9 +78,9 @@ describe("POST /documents/{documentId}/restore", () => {
     expectJson(response, 200, expected);
     await expectDocument(t.app, expected);
     expectJson(await history(created.id), 200, [
-      entry(created.id, 1, "CREATED", "Plan", "one", T0),
-      entry(created.id, 2, "UPDATED", "Plan B", "two\nlines", at(1000)),
-      entry(created.id, 3, "ROLLED_BACK", "Plan", "one", at(2000)),
+      historyEntry(created.id, 1, "CREATED", "Plan", "one", T0),
+      historyEntry(created.id, 2, "UPDATED", "Plan B", "two\nlines", at(1000)),
+      historyEntry(created.id, 3, "ROLLED_BACK", "Plan", "one", at(2000)),
     ]);
   });
 
@@ -257,7 +152,7 @@ describe("POST /documents/{documentId}/restore", () => {
       instance: url,
     });
     expect((await restore(created.id, {})).statusCode).toBe(409);
-    expectJson(await history(created.id), 200, [entry(created.id, 1, "CREATED", "Plan", "one", T0)]);
+    expectJson(await history(created.id), 200, [historyEntry(created.id, 1, "CREATED", "Plan", "one", T0)]);
   });
 
   it("answers 404 for an unknown document", async () => {
