@@ -102,3 +102,9 @@ export async function runsThatFit<R>(context: BenchContext, count: number, costM
   for (let run = 0; run < count && performance.now() + costMs <= context.deadline; run++) runs.push(await once(run));
   return runs;
 }
+
+/** A positive whole number from the environment variable `name` (diagnostics), else `planned`. */
+export function positiveFromEnv(name: string, planned: number): number {
+  const value = Number(process.env[name] ?? "");
+  return Number.isInteger(value) && value > 0 ? value : planned;
+}

@@ -2,7 +2,7 @@ import { fork, spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { request } from "undici";
-import { checkPinned, pinnedCommand, pinnedFork } from "./pinning.js";
+import { checkPinned, pinnedCommand, pinnedFork, type PinRole } from "./pinning.js";
 import { listeningPorts } from "./proc.js";
 
 /** The repository root. */
@@ -75,6 +75,8 @@ export interface SpawnServerOptions {
   /** A GET path answered 200 once the server serves requests. */
   healthPath: string;
   timeoutMs?: number;
+  /** The CPU it runs on: the servers' (default), or the load side's for a second instance of the service. */
+  pin?: PinRole;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -83,8 +85,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function spawnServer(options: SpawnServerOptions): Promise<ServerHandle> {
   const { name, timeoutMs = 60_000 } = options;
   const spawnedAt = performance.now();
-  // Every server runs on the servers' CPU (when pinning is possible).
-  const command = pinnedCommand("server", ["--import", GUARD, ...options.nodeArgs]);
+  // Every server runs on the servers' CPU (when pinning is possible), a second instance on the other.
+  const pin = options.pin ?? "server";
+  const command = pinnedCommand(pin, ["--import", GUARD, ...options.nodeArgs]);
   const child = spawn(command.file, command.args, {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", ...options.env },
@@ -159,7 +162,7 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerHa
     await sleep(5);
   }
   const readyAt = performance.now();
-  const unpinned = checkPinned(child.pid!, "server");
+  const unpinned = checkPinned(child.pid!, pin);
   if (unpinned.length > 0) throw fail(`not pinned as planned: ${unpinned.join("; ")}`);
 
   return {

@@ -90,6 +90,8 @@ export interface StartServiceOptions {
   timeoutMs?: number;
   /** Node.js flags instead of those of `npm start` (bench/ab.ts compares flags). */
   nodeFlags?: string[];
+  /** Run on the load side's CPU: a second instance of the service (two instances on two cores). */
+  pinToLoadCpu?: boolean;
 }
 
 /**
@@ -150,6 +152,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
       readiness: options.readiness ?? (env.LOG_LEVEL === "info" || env.LOG_LEVEL === "debug" ? "log" : "port"),
       healthPath: "/api/v1/info",
       timeoutMs: options.timeoutMs ?? 120_000,
+      ...(options.pinToLoadCpu ? { pin: "load" as const } : {}),
     });
   } catch (error) {
     if (dropName && options.pgUrl) await dropDatabase(options.pgUrl, dropName).catch(() => undefined);

@@ -24,6 +24,11 @@ import { EditorPool, followedDocument, simulatedEditor, type FollowedDocument, t
 
 export interface EditorsConfig {
   origin: string;
+  /**
+   * The instances the editors talk to, as behind a round-robin load balancer: editor k of a document
+   * uses `origins[k % origins.length]` for its poll and its patches (default: `origin` alone).
+   */
+  origins?: string[];
   /** This process's index (documents and client ids are named after it). */
   part: number;
   documents: number;
@@ -112,10 +117,12 @@ runChild<EditorsConfig, EditorsResult>(async (config) => {
   setup.forEach((connection) => connection.stop());
 
   // Editor k of a document owns line k.
+  const origins = config.origins && config.origins.length > 0 ? config.origins : [config.origin];
+  const originOf = (k: number) => origins[k % origins.length]!;
   const editors: SimulatedEditor[] = [];
   const editorsOf = new Map<FollowedDocument, SimulatedEditor[]>();
   for (const doc of docs) {
-    const ofDoc = Array.from({ length: config.editorsPerDocument }, (_, k) => simulatedEditor(doc, k, `editor-${config.part}-${editors.length + k}`, config.origin));
+    const ofDoc = Array.from({ length: config.editorsPerDocument }, (_, k) => simulatedEditor(doc, k, `editor-${config.part}-${editors.length + k}`, originOf(k)));
     editorsOf.set(doc, ofDoc);
     editors.push(...ofDoc);
   }
@@ -127,7 +134,7 @@ runChild<EditorsConfig, EditorsResult>(async (config) => {
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   const typists = order.slice(0, Math.round(editors.length * config.typingShare)).map((i) => editors[i]!);
-  for (const typist of typists) typist.patch = RawConnection.forOrigin(config.origin);
+  for (const typist of typists) typist.patch = RawConnection.forOrigin(originOf(typist.line));
 
   const pool = new EditorPool(editors, hardEnd, (typist, seq) => `line ${typist.line} typed by ${typist.clientId}, keystroke ${seq}`);
 

@@ -2,11 +2,12 @@
  * Open editors: E editors over E / 5 documents, each holding one long poll, 20 % of them typing one
  * one-line patch a second; end to end from a patch's send to every other editor of its document.
  * What an operator sizes a machine by (docs/benchmarks.md, "How to size a deployment").
- * BENCH_EDITORS_LEVELS=1000,10000 and BENCH_EDITORS_RUNS=n narrow it (diagnostics, not for the published figures).
+ * Diagnostics, not for the published figures: BENCH_EDITORS_LEVELS=1000,10000, BENCH_EDITORS_RUNS=n,
+ * BENCH_EDITORS_WARMUP_MS and BENCH_EDITORS_MEASURE_MS; BENCH_EDITORS_INSTANCES=2 on PostgreSQL.
  */
 import type { EditorsConfig, EditorsResult } from "../load/editors.js";
 import { wallNow } from "../lib/child.js";
-import { beginResult, checkDeadline, measureLevels, runsThatFit, type BenchContext, type Scenario } from "../lib/context.js";
+import { beginResult, checkDeadline, measureLevels, positiveFromEnv, runsThatFit, type BenchContext, type Scenario } from "../lib/context.js";
 import { CpuSampler } from "../lib/cpu-sampler.js";
 import { isLoadBound, LOAD_BOUND_CORES, LOAD_BOUND_DELAY_MS } from "../lib/load-bound.js";
 import { readFileSync } from "node:fs";
@@ -37,6 +38,8 @@ interface Plan {
   warmupMs: number;
   measureMs: number;
   drainMs: number;
+  /** Instances of the service (2: PostgreSQL only, diagnostics; docs/benchmarks.md, "How to size a deployment"). */
+  instances: 1 | 2;
 }
 
 export interface EditorsRun {
@@ -81,18 +84,16 @@ function openFilesLimit(pid: number | "self"): number {
 
 function planFor(context: BenchContext): Plan {
   const levels = process.env.BENCH_EDITORS_LEVELS?.split(",").map(Number).filter((n) => Number.isInteger(n) && n >= EDITORS_PER_DOCUMENT);
-  const runs = Number(process.env.BENCH_EDITORS_RUNS ?? "");
   const plan = context.quick
     ? { levels: [200, 1000], runs: 1, warmupMs: 2000, measureMs: 3000, drainMs: 3000 }
     : { levels: [1000, 2500, 5000, 10_000], runs: 2, warmupMs: 3000, measureMs: 5000, drainMs: 3000 };
-  const warmupMs = Number(process.env.BENCH_EDITORS_WARMUP_MS ?? "");
-  const measureMs = Number(process.env.BENCH_EDITORS_MEASURE_MS ?? "");
   return {
     ...plan,
     ...(levels && levels.length > 0 ? { levels } : {}),
-    ...(Number.isInteger(runs) && runs > 0 ? { runs } : {}),
-    ...(Number.isInteger(warmupMs) && warmupMs > 0 ? { warmupMs } : {}),
-    ...(Number.isInteger(measureMs) && measureMs > 0 ? { measureMs } : {}),
+    runs: positiveFromEnv("BENCH_EDITORS_RUNS", plan.runs),
+    warmupMs: positiveFromEnv("BENCH_EDITORS_WARMUP_MS", plan.warmupMs),
+    measureMs: positiveFromEnv("BENCH_EDITORS_MEASURE_MS", plan.measureMs),
+    instances: process.env.BENCH_EDITORS_INSTANCES === "2" ? 2 : 1,
   };
 }
 
@@ -104,6 +105,11 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
     ...(profileDir ? { profileDir } : {}),
     ...(context.pgUrl ? { pgUrl: context.pgUrl } : {}),
   });
+  // BENCH_EDITORS_INSTANCES=2 (PostgreSQL only): a second instance on the same database, on the
+  // load side's CPU, and every other editor of a document on it, as behind a round-robin balancer.
+  const second = plan.instances === 2 && context.backend === "postgres"
+    ? await startService({ build: context.build, backend: context.backend, tmp: context.tmp, storage: { url: service.storageUrl }, pinToLoadCpu: true })
+    : undefined;
   const loads: LoadHandle[] = [];
   const samplers: CpuSampler[] = [];
   try {
@@ -119,6 +125,7 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
       const share = Math.floor(documents / processes) + (part < documents % processes ? 1 : 0);
       const config: EditorsConfig = {
         origin: service.origin,
+        ...(second ? { origins: [service.origin, second.origin] } : {}),
         part,
         documents: share,
         editorsPerDocument: EDITORS_PER_DOCUMENT,
@@ -138,7 +145,9 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
     await waitForQuiet(service.pid, { quietMs: 1500, maxMs: 20_000 });
     const rssOpen = readRss(service.pid);
     const serviceSampler = new CpuSampler(service.pid, 100);
-    samplers.push(serviceSampler, ...loads.map((load) => new CpuSampler(load.pid, 100)));
+    const secondSampler = second && new CpuSampler(second.pid, 100);
+    const loadSamplers = loads.map((load) => new CpuSampler(load.pid, 100));
+    samplers.push(serviceSampler, ...(secondSampler ? [secondSampler] : []), ...loadSamplers);
     const startAt = wallNow() + 300;
     for (const load of loads) load.send({ type: "start", startAt });
     const windowStart = startAt + plan.warmupMs;
@@ -153,8 +162,9 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
     const sent = data.reduce((s, d) => s + d.sentInWindow, 0);
     const acknowledged = data.reduce((s, d) => s + d.acknowledgedInWindow, 0);
     const accepted = data.reduce((s, d) => s + d.acceptedInWindow, 0);
-    const serviceCpuMs = serviceSampler.cpuMsBetween(windowStart, windowEnd);
-    const loadCores = samplers.slice(1).reduce((s, sampler) => s + sampler.coresBetween(windowStart, windowEnd), 0);
+    // Both instances' CPU when there are two: the figures per patch and per request are the deployment's.
+    const serviceCpuMs = serviceSampler.cpuMsBetween(windowStart, windowEnd) + (secondSampler?.cpuMsBetween(windowStart, windowEnd) ?? 0);
+    const loadCores = loadSamplers.reduce((s, sampler) => s + sampler.coresBetween(windowStart, windowEnd), 0);
     const loadEventLoopP99Ms = Math.max(...data.map((d) => d.loadEventLoopP99Ms));
     const statuses: Record<string, number> = {};
     for (const d of data) for (const [key, value] of Object.entries(d.statuses)) statuses[key] = (statuses[key] ?? 0) + value;
@@ -189,6 +199,7 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
     samplers.forEach((sampler) => sampler.stop());
     for (const load of loads) load.kill();
     await Promise.all(loads.map((load) => load.exited(5_000).catch(() => undefined)));
+    await second?.close(2_000);
     await service.close(profileDir ? 20_000 : 2_000);
   }
 }
