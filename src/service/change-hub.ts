@@ -36,16 +36,21 @@ export class ChangeHub {
   private timers = 0;
   private closed = false;
 
+  private readonly msPerWaiter: number;
+  private readonly maxCoalesceMs: number;
+  private readonly clock: Clock;
+
   /**
-   * @param msPerWaiter how long a document's wake-up waits per waiting request, to gather the
+   * @param options.msPerWaiter how long a document's wake-up waits per waiting request, to gather the
    *   commits that follow; 0.2 ms by default: nothing for a few waiters, 200 ms for 1,000.
-   * @param maxCoalesceMs the longest such wait.
+   * @param options.maxCoalesceMs the longest such wait (250 ms by default).
+   * @param options.clock the time for those waits and for the waiters' timeouts.
    */
-  constructor(
-    private readonly msPerWaiter = 0.2,
-    private readonly maxCoalesceMs = 250,
-    private readonly clock: Clock = systemClock,
-  ) {}
+  constructor(options: { msPerWaiter?: number; maxCoalesceMs?: number; clock?: Clock } = {}) {
+    this.msPerWaiter = options.msPerWaiter ?? 0.2;
+    this.maxCoalesceMs = options.maxCoalesceMs ?? 250;
+    this.clock = options.clock ?? systemClock;
+  }
 
   /**
    * Registers a wait, at once, until `documentId` changes past `since`, `timeoutMs` passes, the

@@ -38,11 +38,15 @@ export async function rebuildText(source: TextSource, version: number): Promise<
  * head cache while it holds the head, from the store otherwise.
  */
 export class HeadTexts {
-  constructor(
-    private readonly store: Store,
-    private readonly cache: HeadCache,
-    private readonly policy: HistoryPolicy,
-  ) {}
+  private readonly store: Store;
+  private readonly cache: HeadCache;
+  private readonly policy: HistoryPolicy;
+
+  constructor(options: { store: Store; cache: HeadCache; policy: HistoryPolicy }) {
+    this.store = options.store;
+    this.cache = options.cache;
+    this.policy = options.policy;
+  }
 
   /** The exact newest text, from the cache when it holds this version. */
   async headText(head: DocumentRecord): Promise<string> {

@@ -52,12 +52,12 @@ export interface Services {
  */
 export function createServices(deps: { config: Config; store: Store; clock: Clock; onError?: (error: unknown) => void }): Services {
   const { config, store, clock } = deps;
-  const hub = new ChangeHub(undefined, undefined, clock);
+  const hub = new ChangeHub({ clock });
   const events = new ServiceEvents();
   const policy = historyPolicy(config.history, clock);
   const cache = new HeadCache(HEAD_CACHE_CHARACTERS);
   const writer = new DocumentWriter({ store, policy: { ...policy, sha256: nodeSha256 }, onCommitted: (id, version) => hub.notify(id, version), cache, events });
-  const texts = new HeadTexts(store, cache, policy);
+  const texts = new HeadTexts({ store, cache, policy });
   const contentLimit = new ContentLimit(config.documents.maxContentBytes);
   const documents = new DocumentService({ store, writer, texts, contentLimit });
   const feed = new ChangeFeed({ store, texts, policy, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds, events });

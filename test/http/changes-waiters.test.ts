@@ -38,7 +38,7 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
     // A feed of its own on the app's store, with a hub whose windows are long enough to watch
     // (200 ms per waiter, at most 1 s); the test tells it of the commits.
-    const hub = new ChangeHub(200, 1000);
+    const hub = new ChangeHub({ msPerWaiter: 200, maxCoalesceMs: 1000 });
     const feed = new ChangeFeed({ store: app.store, texts: app.services.texts, policy: app.services.policy, hub, clock: app.clock, maxWaitSeconds: 60 });
     hub.notify(id, 1);
     const early = Array.from({ length: 5 }, () => feed.changes(id, 1, 30));

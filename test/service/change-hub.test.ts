@@ -15,7 +15,7 @@ describe("ChangeHub", () => {
   });
 
   it("wakes a waiter with the version of a commit past its since, and forgets it", async () => {
-    const hub = new ChangeHub(undefined, undefined, clock);
+    const hub = new ChangeHub({ clock });
     const wait = hub.wait(DOC, 3, 60_000);
     expect(hub.stats()).toEqual({ documents: 1, waiters: 1, timers: 1 });
 
@@ -26,7 +26,7 @@ describe("ChangeHub", () => {
   });
 
   it("does not wake a waiter for a commit it already has, nor for another document", async () => {
-    const hub = new ChangeHub(undefined, undefined, clock);
+    const hub = new ChangeHub({ clock });
     const wait = hub.wait(DOC, 5, 60_000);
     let settled = false;
     void wait.reason.then(() => (settled = true));
@@ -44,7 +44,7 @@ describe("ChangeHub", () => {
   });
 
   it("wakes every waiter with version 0 when notices may have been lost", async () => {
-    const hub = new ChangeHub(undefined, undefined, clock);
+    const hub = new ChangeHub({ clock });
     const waits = [hub.wait(DOC, 7, 60_000), hub.wait(OTHER, 1, 60_000)];
 
     hub.wakeAll();
@@ -57,7 +57,7 @@ describe("ChangeHub", () => {
   });
 
   it("ends a wait when its time runs out, it is cancelled, or the hub closes", async () => {
-    const hub = new ChangeHub(undefined, undefined, clock);
+    const hub = new ChangeHub({ clock });
     const timedOut = hub.wait(DOC, 0, 1);
     const aborted = hub.wait(DOC, 0, 60_000);
     const closed = hub.wait(OTHER, 0, 60_000);
@@ -73,7 +73,7 @@ describe("ChangeHub", () => {
   });
 
   it("wakes a busy document's waiters at once, then gathers the commits of the window that follows", async () => {
-    const hub = new ChangeHub(1, 250, clock);
+    const hub = new ChangeHub({ msPerWaiter: 1, maxCoalesceMs: 250, clock });
     const first = Array.from({ length: 10 }, () => hub.wait(DOC, 3, 60_000));
 
     hub.notify(DOC, 4);
@@ -93,7 +93,7 @@ describe("ChangeHub", () => {
   });
 
   it("wakes a few waiters at once, without a window", () => {
-    const hub = new ChangeHub(0.2, 250, clock);
+    const hub = new ChangeHub({ msPerWaiter: 0.2, maxCoalesceMs: 250, clock });
     const wait = hub.wait(DOC, 1, 60_000);
     let settled = false;
     void wait.reason.then(() => (settled = true));
@@ -104,7 +104,7 @@ describe("ChangeHub", () => {
   });
 
   it("knows the newest version noticed per document, also without waiters and during a window", async () => {
-    const hub = new ChangeHub(1, 250, clock);
+    const hub = new ChangeHub({ msPerWaiter: 1, maxCoalesceMs: 250, clock });
     expect(hub.knownVersion(DOC)).toBeUndefined();
 
     hub.notify(DOC, 3);
@@ -124,7 +124,7 @@ describe("ChangeHub", () => {
   });
 
   it("tells which since values only the open window has news for: from the version that opened it up to before the newest it gathered", async () => {
-    const hub = new ChangeHub(1, 250, clock);
+    const hub = new ChangeHub({ msPerWaiter: 1, maxCoalesceMs: 250, clock });
     const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 3, 60_000));
     expect(hub.gathers(DOC, 3)).toBe(false);
 
@@ -143,7 +143,7 @@ describe("ChangeHub", () => {
   });
 
   it("forgets the versions noticed when notices may have been lost", () => {
-    const hub = new ChangeHub(undefined, undefined, clock);
+    const hub = new ChangeHub({ clock });
     hub.notify(DOC, 3);
 
     hub.wakeAll();
@@ -154,7 +154,7 @@ describe("ChangeHub", () => {
   });
 
   it("remembers at most KNOWN_HEADS documents, forgetting the one noticed longest ago first", () => {
-    const hub = new ChangeHub(undefined, undefined, clock);
+    const hub = new ChangeHub({ clock });
     const id = (n: number) => `doc-${n}`;
     for (let n = 0; n < KNOWN_HEADS; n++) hub.notify(id(n), 1);
     hub.notify(id(0), 2);
@@ -165,7 +165,7 @@ describe("ChangeHub", () => {
   });
 
   it("drops a held-back wake-up when it closes", async () => {
-    const hub = new ChangeHub(1, 250, clock);
+    const hub = new ChangeHub({ msPerWaiter: 1, maxCoalesceMs: 250, clock });
     const early = Array.from({ length: 5 }, () => hub.wait(DOC, 0, 60_000));
     hub.notify(DOC, 1);
     await Promise.all(early.map((wait) => wait.reason));
