@@ -159,7 +159,7 @@ export function composeByWalk(first: readonly NormalizedOp[], second: readonly N
  * Pairs are composed level by level (a balanced tree) rather than folded left to right: folding k
  * one-op lists into a growing result costs O(k²), the tree O(total ops × log k). A chain that starts
  * with a list at least as long as all the others together (a composition kept for a base, extended
- * by the versions since: src/service/foreign-ops.ts) composes the others first, so that the long
+ * by the versions since: src/service/caches/foreign-ops.ts) composes the others first, so that the long
  * list is walked once instead of once per level of the tree. The grouping does not change the
  * result (composition is associative and its result canonical: test/core/compose-ops.test.ts).
  */

@@ -5,9 +5,9 @@ import type { Clock } from "./clock.js";
 import type { HeadTexts } from "./document-text.js";
 import { FeedReads } from "./feed-reads.js";
 import type { HistoryPolicy } from "./history-policy.js";
-import { KeptDiffs } from "./kept-diffs.js";
+import { KeptDiffs } from "./caches/kept-diffs.js";
 import type { ServiceEvents } from "./observer.js";
-import { SharedReads } from "./shared-reads.js";
+import { SharedReads } from "./caches/shared-reads.js";
 
 export type { ChangeEventView, ChangeFeedView } from "./changes-since.js";
 

@@ -3,7 +3,7 @@ import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, Store, VersionSummary } from "../storage/store.js";
 import { documentNotFound } from "./documents.js";
 import type { HeadTexts } from "./document-text.js";
-import type { KeptDiffs } from "./kept-diffs.js";
+import type { KeptDiffs } from "./caches/kept-diffs.js";
 
 /** One recorded version as the feed reports it. */
 export interface ChangeEventView {
@@ -27,7 +27,7 @@ export interface ChangeFeedView {
  * One read of the store for the feed: the head row, then the versions after `since` from the
  * writer's head cache while it holds the head and reaches back that far (HeadTexts.recentVersions),
  * else from the store. A diff kept for the head read answers instead of composing again, and a diff
- * composed here is kept (kept-diffs.ts).
+ * composed here is kept (caches/kept-diffs.ts).
  */
 export class ChangesSince {
   constructor(

@@ -1,7 +1,7 @@
 import { applyOps } from "../core/apply-ops.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import type { DocumentReads, DocumentRecord, Store, VersionSummary } from "../storage/store.js";
-import { recentAfter, type HeadCache } from "./head-cache.js";
+import { recentAfter, type HeadCache } from "./caches/head-cache.js";
 import type { HistoryPolicy } from "./history-policy.js";
 
 /** The reads a text rebuild needs: a store's reads, a document transaction, or a working document. */

@@ -1,5 +1,5 @@
 import type { ReceiptKey, Store } from "../storage/store.js";
-import type { HeadCache } from "./head-cache.js";
+import type { HeadCache } from "./caches/head-cache.js";
 import type { ServiceEvents } from "./observer.js";
 import { WorkingDocument, type WritePolicy } from "./working-document.js";
 

@@ -1,5 +1,5 @@
 import type { ChangeHub } from "./change-hub.js";
-import type { KeptAnswer, KeptDiffs } from "./kept-diffs.js";
+import type { KeptAnswer, KeptDiffs } from "./caches/kept-diffs.js";
 
 /** What a poll does next: the four outcomes of {@link FeedReads.next}. */
 export type FeedStep<A> =
@@ -29,17 +29,17 @@ export class FeedReads<A extends KeptAnswer> {
    * feed's loop (change-feed.ts) acts on the answer, in this order of rules:
    *
    * 1. Woken by a commit past `since`: read once for this wake-up. The waiters that commit woke with
-   *    the same `since` share one read (shared-reads.ts, `shared`).
+   *    the same `since` share one read (caches/shared-reads.ts, `shared`).
    * 2. On arrival, when the hub noticed a version past `since` that the open window is not gathering
    *    and a diff from `since` to that version is kept: answer with it, without waiting or reading
-   *    (kept-diffs.ts).
+   *    (caches/kept-diffs.ts).
    * 3. When it may wait, and the hub says nothing can be new (`since` is the newest version noticed:
    *    every commit is noticed once durable, so a later commit's notice is still to come and wakes
    *    the wait, or the reset after lost ones does), or what is new is being gathered by the
    *    document's open window (its end wakes the wait, so an author gets one answer per window, not
    *    one per poll): wait without reading.
    * 4. Otherwise read at once, joined with the requests of this `since` whose read has not yet read
-   *    the head (shared-reads.ts, `joined`). The read itself answers with a diff kept for the head
+   *    the head (caches/shared-reads.ts, `joined`). The read itself answers with a diff kept for the head
    *    it finds, or reads the versions since (changes-since.ts).
    */
   next(id: string, since: number, mayWait: boolean, wokenFor?: number): FeedStep<A> {

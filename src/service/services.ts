@@ -10,7 +10,7 @@ import { ContentLimit } from "./content-limit.js";
 import { DocumentService } from "./documents.js";
 import { HeadTexts } from "./document-text.js";
 import { DocumentWriter } from "./document-writer.js";
-import { HEAD_CACHE_CHARACTERS, HeadCache } from "./head-cache.js";
+import { HEAD_CACHE_CHARACTERS, HeadCache } from "./caches/head-cache.js";
 import { historyPolicy, type HistoryPolicy } from "./history-policy.js";
 import { ListAccess } from "./list-access.js";
 import { ServiceEvents } from "./observer.js";

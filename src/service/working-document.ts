@@ -3,9 +3,9 @@ import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import { receiptKeyString, type ChangeType, type DocumentRecord, type DocumentTransaction, type PatchReceipt, type ReceiptKey, type VersionRecord, type VersionSummary } from "../storage/store.js";
 import type { HistoryPolicy } from "./history-policy.js";
-import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead } from "./head-cache.js";
+import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead } from "./caches/head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
-import { ForeignOps } from "./foreign-ops.js";
+import { ForeignOps } from "./caches/foreign-ops.js";
 
 /** A change to record as the next version. */
 export interface VersionDraft {

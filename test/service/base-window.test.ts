@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { applyOps } from "../../src/core/apply-ops.js";
 import { composeChain } from "../../src/core/compose-ops.js";
 import type { NormalizedOp } from "../../src/core/normalized-op.js";
-import { BaseWindow, MAX_WINDOW_VERSIONS } from "../../src/service/base-window.js";
+import { BaseWindow, MAX_WINDOW_VERSIONS } from "../../src/service/caches/base-window.js";
 import { joinLines, splitLines } from "../../src/core/lines.js";
 import { toLineOperation } from "../../src/core/normalized-op.js";
 import { rebuildAfterPatch } from "../../src/core/rebuild-rule.js";

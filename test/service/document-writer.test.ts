@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pureSha256Hex } from "../../src/core/checksum.js";
 import { DocumentWriter } from "../../src/service/document-writer.js";
-import { HEAD_CACHE_CHARACTERS, HeadCache, RECENT_VERSIONS, summaryWeight } from "../../src/service/head-cache.js";
+import { HEAD_CACHE_CHARACTERS, HeadCache, RECENT_VERSIONS, summaryWeight } from "../../src/service/caches/head-cache.js";
 import type { WorkingDocument } from "../../src/service/working-document.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { composeChain } from "../../src/core/compose-ops.js";
 import type { NormalizedOp } from "../../src/core/normalized-op.js";
-import { ForeignOps } from "../../src/service/foreign-ops.js";
-import { RECENT_VERSIONS } from "../../src/service/head-cache.js";
+import { ForeignOps } from "../../src/service/caches/foreign-ops.js";
+import { RECENT_VERSIONS } from "../../src/service/caches/head-cache.js";
 import type { VersionSummary } from "../../src/storage/store.js";
 
 const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";

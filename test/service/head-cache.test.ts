@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { VersionSummary } from "../../src/storage/store.js";
-import { HeadCache, recentAfter, recentAt, summaryWeight, type CachedHead } from "../../src/service/head-cache.js";
+import { HeadCache, recentAfter, recentAt, summaryWeight, type CachedHead } from "../../src/service/caches/head-cache.js";
 
 const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");

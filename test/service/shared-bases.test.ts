@@ -8,7 +8,7 @@ import type { PatchOutcome } from "../../src/service/patch-content.js";
 import { appPerTest } from "../support/app-per-test.js";
 
 // Patches on a shared stale base, in one batch and across batches: the writer extends the
-// composition an earlier patch on the same base made (foreign-ops.ts, ForeignOps.since), or
+// composition an earlier patch on the same base made (service/caches/foreign-ops.ts, ForeignOps.since), or
 // composes the versions up to a later base with the composition kept for it (ForeignOps.fromNearest),
 // instead of composing every version since the base. Whatever it reused, each answer must rebuild, by the
 // rule every client applies, exactly the text whose checksum it carries.

@@ -1,5 +1,5 @@
-import type { NormalizedOp } from "../core/normalized-op.js";
-import type { VersionSummary } from "../storage/store.js";
+import type { NormalizedOp } from "../../core/normalized-op.js";
+import type { VersionSummary } from "../../storage/store.js";
 import type { ForeignOps } from "./foreign-ops.js";
 
 /**

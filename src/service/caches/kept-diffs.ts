@@ -1,6 +1,6 @@
-import type { NormalizedOp } from "../core/normalized-op.js";
-import type { Clock } from "./clock.js";
-import type { HistoryPolicy } from "./history-policy.js";
+import type { NormalizedOp } from "../../core/normalized-op.js";
+import type { Clock } from "../clock.js";
+import type { HistoryPolicy } from "../history-policy.js";
 
 /** What the feed answers, as far as keeping it goes: its ops and events weigh it. */
 export interface KeptAnswer {

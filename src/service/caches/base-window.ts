@@ -1,5 +1,5 @@
-import { composeChain, composeOps } from "../core/compose-ops.js";
-import type { NormalizedOp } from "../core/normalized-op.js";
+import { composeChain, composeOps } from "../../core/compose-ops.js";
+import type { NormalizedOp } from "../../core/normalized-op.js";
 
 /** Every this many bases below the split, the window keeps the composition up to the split. */
 const STRIDE = 16;

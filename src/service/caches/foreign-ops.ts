@@ -1,8 +1,8 @@
-import { composeChain, composeOps } from "../core/compose-ops.js";
-import type { NormalizedOp } from "../core/normalized-op.js";
-import type { VersionSummary } from "../storage/store.js";
+import { composeChain, composeOps } from "../../core/compose-ops.js";
+import type { NormalizedOp } from "../../core/normalized-op.js";
+import type { VersionSummary } from "../../storage/store.js";
 import { BaseWindow, MIN_WINDOW_LAG } from "./base-window.js";
-import { ServiceError } from "./service-error.js";
+import { ServiceError } from "../service-error.js";
 
 /** How many bases' compositions a document keeps. */
 const KEPT_BASES = 64;
