@@ -25,10 +25,13 @@ import { EditorPool, followedDocument, simulatedEditor, type FollowedDocument, t
 export interface EditorsConfig {
   origin: string;
   /**
-   * The instances the editors talk to, as behind a round-robin load balancer: editor k of a document
-   * uses `origins[k % origins.length]` for its poll and its patches (default: `origin` alone).
+   * The instances the editors talk to (default: `origin` alone): as behind a round-robin load
+   * balancer, editor k of a document uses `origins[k % origins.length]` for its poll and its patches;
+   * with `byDocument`, as behind one that routes by document, every editor of the d-th document uses
+   * `origins[d % origins.length]`.
    */
   origins?: string[];
+  byDocument?: boolean;
   /** This process's index (documents and client ids are named after it). */
   part: number;
   documents: number;
@@ -118,11 +121,16 @@ runChild<EditorsConfig, EditorsResult>(async (config) => {
 
   // Editor k of a document owns line k.
   const origins = config.origins && config.origins.length > 0 ? config.origins : [config.origin];
-  const originOf = (k: number) => origins[k % origins.length]!;
+  const originOf = (k: number, d: number) => origins[(config.byDocument ? d : k) % origins.length]!;
   const editors: SimulatedEditor[] = [];
   const editorsOf = new Map<FollowedDocument, SimulatedEditor[]>();
-  for (const doc of docs) {
-    const ofDoc = Array.from({ length: config.editorsPerDocument }, (_, k) => simulatedEditor(doc, k, `editor-${config.part}-${editors.length + k}`, originOf(k)));
+  const originOfEditor = new Map<SimulatedEditor, string>();
+  for (const [d, doc] of docs.entries()) {
+    const ofDoc = Array.from({ length: config.editorsPerDocument }, (_, k) => {
+      const editor = simulatedEditor(doc, k, `editor-${config.part}-${editors.length + k}`, originOf(k, d));
+      originOfEditor.set(editor, originOf(k, d));
+      return editor;
+    });
     editorsOf.set(doc, ofDoc);
     editors.push(...ofDoc);
   }
@@ -134,7 +142,7 @@ runChild<EditorsConfig, EditorsResult>(async (config) => {
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   const typists = order.slice(0, Math.round(editors.length * config.typingShare)).map((i) => editors[i]!);
-  for (const typist of typists) typist.patch = RawConnection.forOrigin(originOf(typist.line));
+  for (const typist of typists) typist.patch = RawConnection.forOrigin(originOfEditor.get(typist)!);
 
   const pool = new EditorPool(editors, hardEnd, (typist, seq) => `line ${typist.line} typed by ${typist.clientId}, keystroke ${seq}`);
 

@@ -2,8 +2,8 @@
  * Open editors: E editors over E / 5 documents, each holding one long poll, 20 % of them typing one
  * one-line patch a second; end to end from a patch's send to every other editor of its document.
  * What an operator sizes a machine by (docs/benchmarks.md, "How to size a deployment").
- * Diagnostics, not for the published figures: BENCH_EDITORS_LEVELS=1000,10000, BENCH_EDITORS_RUNS=n,
- * BENCH_EDITORS_WARMUP_MS and BENCH_EDITORS_MEASURE_MS; BENCH_EDITORS_INSTANCES=2 on PostgreSQL.
+ * Diagnostics: BENCH_EDITORS_LEVELS=1000,10000, _RUNS, _WARMUP_MS, _MEASURE_MS; _INSTANCES=2 on
+ * PostgreSQL (_ROUTING=document: each document's editors on one instance).
  */
 import type { EditorsConfig, EditorsResult } from "../load/editors.js";
 import { wallNow } from "../lib/child.js";
@@ -125,7 +125,7 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
       const share = Math.floor(documents / processes) + (part < documents % processes ? 1 : 0);
       const config: EditorsConfig = {
         origin: service.origin,
-        ...(second ? { origins: [service.origin, second.origin] } : {}),
+        ...(second ? { origins: [service.origin, second.origin], byDocument: process.env.BENCH_EDITORS_ROUTING === "document" } : {}),
         part,
         documents: share,
         editorsPerDocument: EDITORS_PER_DOCUMENT,
