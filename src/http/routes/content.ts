@@ -7,10 +7,7 @@ import { examples } from "../../api/examples.js";
 import { ProblemDetailSchema } from "../../api/problem.js";
 import { json, JSON_MEDIA, problem, PROBLEM_MEDIA, problemExamples, shared, withExample } from "../openapi-answers.js";
 import { opsJson } from "../ops-json.js";
-import { sendJsonText } from "./json-reply.js";
-
-/** What Fastify sends a JSON body with. */
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+import { JSON_CONTENT_TYPE, sendJsonText } from "./json-reply.js";
 
 /** The 409's two shapes, told apart by their media types and named by their examples. */
 const conflictAnswer = {

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 
 /** What Fastify sends a JSON body with. */
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /**
  * Sends JSON a route wrote itself (its answer schema's shape, written by hand or serialized once for
