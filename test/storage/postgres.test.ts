@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { COMPACTION_LOCK_CLASS, PostgresStore } from "../../src/storage/postgres/postgres-store.js";
 import { StorageUnavailableError } from "../../src/storage/store.js";
 import { RecordingListener } from "../support/recording-listener.js";
-import { POSTGRES_TEST_URL, describePostgres, openTestStore, storePerTest, withAdminClient } from "../support/postgres.js";
+import { POSTGRES_TEST_URL, describePostgres, endConnectionOnTitle, openTestStore, storePerTest, withAdminClient } from "../support/postgres.js";
 import { runStoreContract } from "./store-contract.js";
 import { T0, appendNext, head, stageOnly, version } from "../support/store-records.js";
 
@@ -199,14 +199,7 @@ describePostgres("PostgresStore", () => {
       const id = randomUUID();
       await appendNext(fixture.store, id);
       // The server ends the connection in the middle of the write's last query.
-      await withAdminClient(async (client) => {
-        await client.query(`SET search_path = ${fixture.schema}`);
-        await client.query(`CREATE FUNCTION end_connection() RETURNS trigger AS $f$ BEGIN
-            IF NEW.title = convert_to('end the connection', 'UTF8') THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-            RETURN NEW;
-          END $f$ LANGUAGE plpgsql`);
-        await client.query("CREATE TRIGGER end_connection BEFORE INSERT ON versions FOR EACH ROW EXECUTE FUNCTION end_connection()");
-      });
+      await endConnectionOnTitle(fixture.schema, "end the connection");
       const refused = fixture.store.write(
         id,
         stageOnly((tx) => {

@@ -80,6 +80,18 @@ export async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>
   }
 }
 
+/** Makes the server end the connection of any transaction that inserts a version titled `title` into `schema`. */
+export async function endConnectionOnTitle(schema: string, title: string): Promise<void> {
+  await withAdminClient(async (client) => {
+    await client.query(`SET search_path = ${pg.escapeIdentifier(schema)}`);
+    await client.query(`CREATE FUNCTION end_connection() RETURNS trigger AS $f$ BEGIN
+        IF NEW.title = convert_to(${pg.escapeLiteral(title)}, 'UTF8') THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+        RETURN NEW;
+      END $f$ LANGUAGE plpgsql`);
+    await client.query("CREATE TRIGGER end_connection BEFORE INSERT ON versions FOR EACH ROW EXECUTE FUNCTION end_connection()");
+  });
+}
+
 export async function dropSchema(schema: string): Promise<void> {
   await withAdminClient((client) => client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`));
 }

@@ -15,10 +15,10 @@ import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
 import { CommitNotifier, commitPayload } from "./commit-notifier.js";
 import { migrate } from "./postgres-migrations.js";
 import { PostgresReadLinks } from "./postgres-read-links.js";
-import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow, type ReceiptRow } from "./postgres-rows.js";
-import { PostgresReads, ReceiptsReadAhead, isUuid, receiptsLiteralRead } from "./postgres-reads.js";
-import { flushAtCommit, flushStaged, inTransaction } from "./postgres-transaction.js";
-import { StagedWrites, documentTransaction } from "../staged-writes.js";
+import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./postgres-rows.js";
+import { PostgresReads, isUuid } from "./postgres-reads.js";
+import { inTransaction } from "./postgres-transaction.js";
+import { PostgresWrites } from "./postgres-writes.js";
 import { COMPACTION_CLEARS, compactableVersion, documentsNeedingSnapshot } from "../compaction-rule.js";
 
 export interface PostgresStoreOptions {
@@ -40,13 +40,10 @@ const IDLE_CLIENT_MS = 30_000;
 // A first compaction of a long history may touch many rows; it runs in the background.
 const COMPACTION_TIMEOUT_MS = 300_000;
 
-// Advisory-lock classes (first key); the second key is a hash of the schema or of the document id,
-// so that stores in different schemas of one database never wait for each other.
+// Advisory-lock class (first key) of compaction; the second key is a hash of the schema, so that
+// stores in different schemas of one database never wait for each other (a new document's lock is
+// in postgres-writes.ts).
 export const COMPACTION_LOCK_CLASS = 0x466f0002;
-const CREATION_LOCK_CLASS = 0x466f0003;
-
-/** Locks a document's row and reads it; `id` must be a UUID (checked by the caller), the one value written into the SQL. */
-const lockStatement = (id: string): string => `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = '${id}' FOR UPDATE`;
 
 const LIST_LOCK_COLUMNS = "failures, locked_until AS \"lockedUntil\"";
 
@@ -71,12 +68,18 @@ export class PostgresStore implements Store {
   private readonly inFlight = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
   readonly readLinks: PostgresReadLinks;
+  private readonly writes: PostgresWrites;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly notifier: CommitNotifier,
   ) {
     this.readLinks = new PostgresReadLinks(pool, (operation) => this.track(operation));
+    this.writes = new PostgresWrites({
+      pool,
+      notice: (documentId, headVersion) => commitPayload(documentId, headVersion, notifier.origin),
+      unavailable: (error) => unavailable(error) instanceof StorageUnavailableError,
+    });
   }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -122,37 +125,7 @@ export class PostgresStore implements Store {
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T> {
     return this.track(() => {
       if (!isUuid(id)) throw new Error(`document id is not a UUID: ${JSON.stringify(id)}`);
-      // One round trip opens the transaction, locks the document's row and reads the receipts the
-      // work asks for first: every round trip is time the document stays locked. READ COMMITTED on
-      // purpose: every statement after the lock (the receipts' read included, each statement of a
-      // simple query taking its own snapshot) sees all commits made before the lock was granted,
-      // whereas REPEATABLE READ would fail a writer that had to wait for the lock.
-      const receiptKeys = ahead?.receipts ?? [];
-      const receiptsRead = receiptsLiteralRead(id, receiptKeys);
-      const opening = [lockStatement(id), ...(receiptsRead ? [receiptsRead] : [])].join("; ");
-      return inTransaction(this.pool, async (client, opened, commitWith) => {
-        const locked = opened[0]?.rows[0] as DocumentRow | undefined;
-        const head = locked ? documentFromRow(locked) : await this.lockNewDocument(client, id);
-        // Read before a lock on a new id was granted, the receipts may be stale: read again then.
-        const receipts = locked && receiptsRead ? new ReceiptsReadAhead(receiptKeys, opened[1]!.rows as ReceiptRow[]) : undefined;
-        // The head was read under the lock: the work sees it without another round trip.
-        const reads = new PostgresReads(client, id, undefined, { head, ...(receipts && { receipts }) });
-        const staged = new StagedWrites(id);
-        const tx = documentTransaction(reads, staged);
-        let result: T;
-        try {
-          result = await work(tx);
-        } finally {
-          staged.seal();
-        }
-        // The notice is delivered by PostgreSQL only when the transaction commits, and in commit order.
-        const announce = (headVersion: number) => commitPayload(head?.id ?? id.toLowerCase(), headVersion, this.notifier.origin);
-        // Usually the flush goes with the COMMIT, one round trip less with the row locked.
-        const closing = flushAtCommit(staged, announce);
-        if (closing === undefined) await flushStaged(client, staged, announce);
-        else commitWith(closing);
-        return result;
-      }, opening);
+      return this.writes.write(id, work, ahead);
     });
   }
 
@@ -246,16 +219,6 @@ export class PostgresStore implements Store {
       await this.pool.end();
     })();
     return this.closing;
-  }
-
-  /**
-   * No row to lock yet (the lock statement found none): writers of a new id serialize on an
-   * advisory lock instead, then look again, since a writer that held it may have just created the row.
-   */
-  private async lockNewDocument(client: pg.PoolClient, id: string): Promise<DocumentRecord | undefined> {
-    await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CREATION_LOCK_CLASS, id.toLowerCase()]);
-    const again = await client.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 FOR UPDATE`, [id]);
-    return again.rows[0] && documentFromRow(again.rows[0]);
   }
 
   private async track<T>(operation: () => Promise<T>): Promise<T> {
