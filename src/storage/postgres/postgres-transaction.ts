@@ -92,7 +92,7 @@ export async function flushStaged(client: Queryable, staged: StagedWrites, annou
   staged.finish();
   const first = staged.versions[0];
   const headVersion = staged.headVersion;
-  const statements = packStatements(parts(staged));
+  const statements = packStatements(parts([staged]));
   let marked = 0;
   for (const [index, parts] of statements.entries()) {
     const params = new StatementParams();
@@ -116,82 +116,100 @@ export async function flushStaged(client: Queryable, staged: StagedWrites, annou
   return headVersion;
 }
 
+/** One document's staged writes and the commit notice of its new head. */
+export interface Flush {
+  staged: StagedWrites;
+  announce: (headVersion: number) => string;
+}
+
 /**
- * The flush of `staged` as literal SQL to send with the COMMIT (inTransaction's `commitWith`),
- * which saves the round trip of a flush on its own, or `undefined` when it must go on its own
- * ({@link flushStaged}): milestone marks (their count is checked before the commit), more rows than
- * one statement takes, a value with no literal, or over {@link LITERAL_FLUSH_CHARACTERS}.
- *
- * The check that the first version follows the stored head runs first, as a DO block that raises
- * the same refusal as StagedWrites.checkFollows; every value in it is a checked UUID or a safe integer.
+ * The flush of `flushes` (distinct documents) as literal SQL to send with the COMMIT
+ * (inTransaction's `commitWith`), which saves the round trip of a flush on its own: one guard for
+ * every document that appends versions (it raises the same refusal as StagedWrites.checkFollows),
+ * then one statement writing the rows of every table for all of them, each table in one INSERT.
+ * `undefined` when they must be flushed on their own ({@link flushStaged}): milestone marks (their
+ * count is checked before the commit), a value with no literal, or over {@link LITERAL_FLUSH_CHARACTERS}.
+ * Every value in the guard is a checked UUID or a safe integer.
  */
-export function flushAtCommit(staged: StagedWrites, announce: (headVersion: number) => string): string | undefined {
-  staged.finish();
-  if (staged.empty || staged.marks.size > 0) return undefined;
-  const statements = packStatements(parts(staged));
-  const only = statements[0];
-  if (statements.length !== 1 || !only || !isUuid(staged.documentId)) return undefined;
+export function flushAtCommit(flushes: readonly Flush[]): string | undefined {
+  const writing = flushes.filter((flush) => (flush.staged.finish(), !flush.staged.empty));
+  if (writing.length === 0) return undefined;
+  if (writing.some(({ staged }) => staged.marks.size > 0 || !isUuid(staged.documentId))) return undefined;
+  const guards: string[] = [];
+  for (const { staged } of writing) {
+    const first = staged.versions[0];
+    if (!first) continue;
+    if (!Number.isSafeInteger(first.version)) return undefined;
+    guards.push(`('${staged.documentId}'::uuid, ${first.version}::bigint)`);
+  }
   const values = new LiteralValues();
-  let statement: string;
+  const statements: string[] = [];
   try {
-    const items = only.map((part, item) => `w${item} AS (${part.sql(values)})`);
-    const headVersion = staged.headVersion;
-    const notice = headVersion === undefined ? "" : `, pg_notify(${values.add(COMMIT_CHANNEL)}, ${values.add(announce(headVersion))}) AS notified`;
-    statement = `WITH ${items.join(", ")} SELECT 0 AS marked${notice}`;
+    const packed = packStatements(parts(writing.map((flush) => flush.staged)));
+    for (const [index, parts] of packed.entries()) {
+      const items = parts.map((part, item) => `w${item} AS (${part.sql(values)})`);
+      // PostgreSQL delivers the notices only if the transaction commits, and in commit order.
+      const notices = index < packed.length - 1 ? [] : writing.flatMap(({ staged, announce }) => {
+        const headVersion = staged.headVersion;
+        return headVersion === undefined ? [] : [`pg_notify(${values.add(COMMIT_CHANNEL)}, ${values.add(announce(headVersion))})`];
+      });
+      statements.push(`WITH ${items.join(", ")} SELECT ${["0 AS marked", ...notices].join(", ")}`);
+    }
   } catch (error) {
     if (error instanceof NoLiteralError) return undefined;
     throw error;
   }
   if (values.length > LITERAL_FLUSH_CHARACTERS) return undefined;
-  const first = staged.versions[0];
-  if (!first) return statement;
-  if (!Number.isSafeInteger(first.version)) return undefined;
-  const id = staged.documentId;
-  const guard = `DO $guard$ DECLARE stored bigint; BEGIN
-    SELECT coalesce(max(version), 0) INTO stored FROM versions WHERE document_id = '${id}';
-    IF stored <> ${first.version - 1} THEN
-      RAISE EXCEPTION 'appendVersion(%) on document %: the next version is %', ${first.version}, '${id}', stored + 1;
-    END IF;
+  if (guards.length === 0) return statements.join("; ");
+  const guard = `DO $guard$ DECLARE r record; BEGIN
+    FOR r IN SELECT k.id, k.first, coalesce((SELECT max(version) FROM versions v WHERE v.document_id = k.id), 0) AS stored
+               FROM (VALUES ${guards.join(", ")}) AS k(id, first) LOOP
+      IF r.stored <> r.first - 1 THEN
+        RAISE EXCEPTION 'appendVersion(%) on document %: the next version is %', r.first, r.id, r.stored + 1;
+      END IF;
+    END LOOP;
   END $guard$`;
-  return `${guard}; ${statement}`;
+  return [guard, ...statements].join("; ");
 }
 
-function parts(staged: StagedWrites): WritePart[] {
+/** The writes of `all` (distinct documents), each table's rows in as few INSERTs as {@link ROWS_PER_INSERT} allows. */
+function parts(all: readonly StagedWrites[]): WritePart[] {
   const parts: WritePart[] = [];
-  const document = staged.document;
-  if (document) {
+  const documents = all.flatMap((staged) => (staged.document ? [documentParams(staged.document)] : []));
+  for (const rows of chunks(documents)) {
     parts.push({
-      size: 7,
+      size: 7 * rows.length,
       counted: false,
-      sql: (params) => `INSERT INTO documents (${DOCUMENT_COLUMNS}) VALUES ${params.rows([documentParams(document)])}
+      sql: (params) => `INSERT INTO documents (${DOCUMENT_COLUMNS}) VALUES ${params.rows(rows)}
          ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, version = EXCLUDED.version,
            deleted = EXCLUDED.deleted, created_at = EXCLUDED.created_at,
            updated_at = EXCLUDED.updated_at, checksum = EXCLUDED.checksum`,
     });
   }
-  for (const rows of chunks(staged.versions.map(versionParams))) {
+  for (const rows of chunks(all.flatMap((staged) => staged.versions.map(versionParams)))) {
     parts.push({ size: 11 * rows.length, counted: false, sql: (params) => `INSERT INTO versions (${VERSION_COLUMNS}) VALUES ${params.rows(rows)}` });
   }
-  for (const [version, text] of staged.marks) {
-    parts.push({
-      size: 3,
-      counted: true,
-      sql: (params) =>
-        `UPDATE versions SET milestone = true, text = ${params.add(encodeText(text))}
-          WHERE document_id = ${params.add(staged.documentId)} AND version = ${params.add(version)} RETURNING version`,
-    });
+  for (const staged of all) {
+    for (const [version, text] of staged.marks) {
+      parts.push({
+        size: 3,
+        counted: true,
+        sql: (params) =>
+          `UPDATE versions SET milestone = true, text = ${params.add(encodeText(text))}
+            WHERE document_id = ${params.add(staged.documentId)} AND version = ${params.add(version)} RETURNING version`,
+      });
+    }
   }
-  const snapshot = staged.snapshot;
-  if (snapshot) {
+  const snapshots = all.flatMap((staged) => (staged.snapshot ? [[staged.documentId, staged.snapshot.version, encodeText(staged.snapshot.text)]] : []));
+  for (const rows of chunks(snapshots)) {
     parts.push({
-      size: 3,
+      size: 3 * rows.length,
       counted: false,
-      sql: (params) => `INSERT INTO snapshots (document_id, version, text)
-         VALUES (${params.add(staged.documentId)}, ${params.add(snapshot.version)}, ${params.add(encodeText(snapshot.text))})
+      sql: (params) => `INSERT INTO snapshots (document_id, version, text) VALUES ${params.rows(rows)}
          ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version, text = EXCLUDED.text`,
     });
   }
-  for (const rows of chunks(staged.receipts.map(receiptParams))) {
+  for (const rows of chunks(all.flatMap((staged) => staged.receipts.map(receiptParams)))) {
     parts.push({ size: 9 * rows.length, counted: false, sql: (params) => `INSERT INTO patch_receipts (${RECEIPT_COLUMNS}) VALUES ${params.rows(rows)}` });
   }
   return parts;

@@ -3,7 +3,7 @@ import type { DocumentRecord, DocumentTransaction, ReadAhead } from "../store.js
 import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { DOCUMENT_COLUMNS, documentFromRow, type DocumentRow, type ReceiptRow } from "./postgres-rows.js";
 import { PostgresReads, ReceiptsReadAhead, receiptsLiteralRead } from "./postgres-reads.js";
-import { flushAtCommit, flushStaged, inTransaction } from "./postgres-transaction.js";
+import { flushAtCommit, flushStaged, inTransaction, type Flush } from "./postgres-transaction.js";
 
 /** One call of Store.write waiting for its transaction; its id is a checked UUID. */
 interface Writer {
@@ -27,8 +27,6 @@ export interface PostgresWritesOptions {
 const MAX_SHARED = 64;
 // Transactions under way at once, of the pool's connections: the others serve reads.
 const MAX_RUNNING = 2;
-// The longest literal flush of one shared COMMIT (characters); what does not fit is flushed on its own.
-const SHARED_LITERAL_CHARACTERS = 1024 * 1024;
 
 /** Locks a document's row and reads it; `id` must be a UUID (checked by the caller), the one value written into the SQL. */
 const lockStatement = (id: string): string => `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = '${id}' FOR UPDATE`;
@@ -134,7 +132,7 @@ export class PostgresWrites {
       // The notice is delivered by PostgreSQL only when the transaction commits, and in commit order.
       const announce = (headVersion: number) => this.options.notice(id, headVersion);
       // Usually the flush goes with the COMMIT, one round trip less with the row locked.
-      const closing = flushAtCommit(staged, announce);
+      const closing = flushAtCommit([{ staged, announce }]);
       if (closing === undefined) await flushStaged(client, staged, announce);
       else commitWith(closing);
       return result;
@@ -168,24 +166,23 @@ export class PostgresWrites {
             created.push(this.alone(writer));
           }
         });
-        const closings: string[] = [];
-        let characters = 0;
+        const flushes: Flush[] = [];
         for (const { writer, done, error } of await Promise.all(runs)) {
-          if (!done) {
-            outcomes.set(writer, { status: "rejected", reason: error });
-            continue;
-          }
-          const announce = (headVersion: number) => this.options.notice(writer.id, headVersion);
-          const closing = flushAtCommit(done.staged, announce);
-          if (closing !== undefined && characters + closing.length <= SHARED_LITERAL_CHARACTERS) {
-            closings.push(closing);
-            characters += closing.length;
-          } else {
-            await flushStaged(client, done.staged, announce);
-          }
-          outcomes.set(writer, { status: "fulfilled", value: done.result });
+          if (done) flushes.push({ staged: done.staged, announce: (headVersion) => this.options.notice(writer.id, headVersion) });
+          outcomes.set(writer, done ? { status: "fulfilled", value: done.result } : { status: "rejected", reason: error });
         }
-        if (closings.length > 0) commitWith(closings.join("; "));
+        // Usually all of it goes with the COMMIT; otherwise each document's own way, as alone.
+        const closing = flushAtCommit(flushes);
+        if (closing !== undefined) commitWith(closing);
+        else {
+          const closings: string[] = [];
+          for (const flush of flushes) {
+            const own = flushAtCommit([flush]);
+            if (own === undefined) await flushStaged(client, flush.staged, flush.announce);
+            else closings.push(own);
+          }
+          if (closings.length > 0) commitWith(closings.join("; "));
+        }
       }, opening);
     } catch (error) {
       // Nothing of the batch was written. The writers that were not handed on run again alone (their
