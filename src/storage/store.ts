@@ -210,6 +210,9 @@ export interface Store {
    * Inside `work`, read through `tx` only: the store's own reads may wait for a connection that
    * the exclusive section holds.
    * Work on different documents may run concurrently and may share one commit.
+   * A store may run `work` again on a fresh transaction when a commit it shared with other
+   * documents failed (PostgreSQL does, so that one document's failure fails only that document):
+   * work must change nothing but through `tx`, and only its last run's result is returned.
    * `ahead.receipts` names receipts the work will read first: a store may read them together with
    * the document's lock, in the same round trip (the PostgreSQL store does).
    */
