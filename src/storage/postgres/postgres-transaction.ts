@@ -132,7 +132,8 @@ export interface Flush {
  * Every value in the guard is a checked UUID or a safe integer.
  */
 export function flushAtCommit(flushes: readonly Flush[]): string | undefined {
-  const writing = flushes.filter((flush) => (flush.staged.finish(), !flush.staged.empty));
+  for (const { staged } of flushes) staged.finish();
+  const writing = flushes.filter(({ staged }) => !staged.empty);
   if (writing.length === 0) return undefined;
   if (writing.some(({ staged }) => staged.marks.size > 0 || !isUuid(staged.documentId))) return undefined;
   const guards: string[] = [];
