@@ -180,7 +180,8 @@ describe.skipIf(!browserFound)("read-only links in Chromium", { timeout: 90_000 
     await expect.poll(() => status(bob.tab)).toEqual("offline");
     expect(await bob.tab.locator(".sync").textContent()).toEqual("Offline — retrying");
     await bob.context.setOffline(false);
-    await expect.poll(() => status(bob.tab)).toEqual("live");
+    // The feed follows again at its next attempt, after the retry wait it was in (backoff with jitter).
+    await expect.poll(() => status(bob.tab), { timeout: 10_000 }).toEqual("live");
     await (await fetch(`${w.service.url}/api/v1/documents/${id}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "Notes", content: "one\ntwo\nthree" }) })).arrayBuffer();
     expect(await eventually(() => editorText(bob.tab), (text) => text === "one\ntwo\nthree", 20_000)).toEqual("one\ntwo\nthree");
     await expect.poll(() => status(bob.tab)).toEqual("live");
