@@ -90,6 +90,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, "route-not-found", `no route ${request.method} ${request.url.split("?")[0]}`));
   app.addHook("onSend", (request, reply, payload, done) => {
     void reply.header("x-request-id", request.id);
+    // A browser must take an answer for its declared type only: a document's text in a JSON body is
+    // never sniffed into HTML or script, whichever way the answer is opened.
+    void reply.header("x-content-type-options", "nosniff");
     done(null, payload);
   });
 
