@@ -96,7 +96,11 @@ export class DocumentWriter {
       // One read for the receipts of the whole batch instead of one per patch, made by the store
       // with the document's lock (one round trip for both on PostgreSQL).
       const receipts = batch.flatMap((item) => (item.hints.receipt ? [item.hints.receipt] : []));
+      let runs = 0;
       const outcomes = await this.store.write(id, async (tx) => {
+        // Run again (the PostgreSQL store does when a commit it shared failed): the cached head's
+        // compositions may have grown over versions that run staged, so it starts from the store.
+        if (runs++ > 0) this.cache.delete(id);
         working = await WorkingDocument.load(id, tx, this.policy, (version) => this.cache.get(id, version));
         if (receipts.length > 0) await working.loadReceipts(receipts);
         const settled: PromiseSettledResult<unknown>[] = [];
