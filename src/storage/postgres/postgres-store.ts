@@ -55,6 +55,18 @@ const UNAVAILABLE_SQLSTATE = /^(08|53|55P03|57014|57P0[123])/;
 const UNAVAILABLE_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/;
 const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
 
+/**
+ * Whether an error says the connection or the database is gone (not a lock or statement that
+ * outlasted its bound, which one document's trouble can cause): a shared transaction that failed so
+ * is not retried (postgres-writes.ts).
+ */
+function connectionLost(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return UNAVAILABLE_SOCKET.test(code) || /^(08|53|57P0[123])/.test(code);
+  return UNAVAILABLE_MESSAGE.test(error.message);
+}
+
 function unavailable(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof StorageUnavailableError) return error;
   const code = (error as { code?: unknown }).code;
@@ -78,7 +90,7 @@ export class PostgresStore implements Store {
     this.writes = new PostgresWrites({
       pool,
       notice: (documentId, headVersion) => commitPayload(documentId, headVersion, notifier.origin),
-      unavailable: (error) => unavailable(error) instanceof StorageUnavailableError,
+      lost: connectionLost,
     });
   }
 

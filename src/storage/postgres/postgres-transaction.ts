@@ -21,7 +21,7 @@ import { isUuid, type Queryable } from "./postgres-reads.js";
 const ROWS_PER_INSERT = 1000;
 const PARAMS_PER_STATEMENT = 30_000;
 /** The longest flush sent with the COMMIT as literal SQL (characters); a longer one goes on its own. */
-const LITERAL_FLUSH_CHARACTERS = 1024 * 1024;
+export const LITERAL_FLUSH_CHARACTERS = 1024 * 1024;
 
 /** One data-modifying statement of the flush, written as the body of a WITH item. */
 interface WritePart {
@@ -66,7 +66,12 @@ export async function inTransaction<T>(
     const result = await body(client, opened.slice(1), (sql) => {
       closing = sql;
     });
-    await client.query(closing === undefined ? "COMMIT" : `${closing}; COMMIT`);
+    const committed = (await client.query(closing ? `${closing}; COMMIT` : "COMMIT")) as pg.QueryResult | pg.QueryResult[];
+    // A COMMIT of a transaction that an earlier error aborted (a failed statement the body caught)
+    // answers ROLLBACK, not an error: nothing was written, and the caller must not hear otherwise.
+    if ((Array.isArray(committed) ? committed.at(-1) : committed)?.command === "ROLLBACK") {
+      throw new Error("the transaction was aborted by an earlier error of one of its statements; nothing was committed");
+    }
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch((rollbackError: Error) => {

@@ -2,12 +2,14 @@ import type pg from "pg";
 import type { DocumentRecord, DocumentTransaction, ReadAhead } from "../store.js";
 import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { DOCUMENT_COLUMNS, documentFromRow, type DocumentRow, type ReceiptRow } from "./postgres-rows.js";
-import { PostgresReads, ReceiptsReadAhead, receiptsLiteralRead } from "./postgres-reads.js";
-import { flushAtCommit, flushStaged, inTransaction, type Flush } from "./postgres-transaction.js";
+import { PostgresReads, ReceiptsReadAhead, isUuid, receiptsLiteralRead } from "./postgres-reads.js";
+import { LITERAL_FLUSH_CHARACTERS, flushAtCommit, flushStaged, inTransaction, type Flush } from "./postgres-transaction.js";
 
 /** One call of Store.write waiting for its transaction; its id is a checked UUID. */
 interface Writer {
   id: string;
+  /** Set when a shared transaction handed the writer back: it runs in a transaction of its own. */
+  solo?: boolean;
   work: (tx: DocumentTransaction) => Promise<unknown>;
   ahead: ReadAhead | undefined;
   resolve: (value: unknown) => void;
@@ -18,8 +20,8 @@ export interface PostgresWritesOptions {
   pool: pg.Pool;
   /** The commit notice of a document's new head, sent with the commit (commit-notifier.ts). */
   notice: (documentId: string, headVersion: number) => string;
-  /** Whether an error says the database cannot serve now (then a failed shared transaction is not retried). */
-  unavailable: (error: unknown) => boolean;
+  /** Whether an error says the connection or the database is gone (then a failed shared transaction is not retried). */
+  lost: (error: unknown) => boolean;
 }
 
 // Documents per shared transaction: enough to share one commit among the writers that queue while
@@ -30,9 +32,13 @@ const MAX_RUNNING = 2;
 
 /** Locks a document's row and reads it; `id` must be a UUID (checked by the caller), the one value written into the SQL. */
 const lockStatement = (id: string): string => `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = '${id}' FOR UPDATE`;
-/** Locks the rows of `ids` (UUIDs, distinct) in id order, the order every instance locks them in, so two never deadlock. */
-const lockAllStatement = (ids: readonly string[]): string =>
-  `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id IN (${ids.map((id) => `'${id}'`).join(", ")}) ORDER BY id FOR UPDATE`;
+/**
+ * Locks the rows of `ids` (UUIDs, distinct) that no other transaction holds, skipping the others: a
+ * shared transaction never waits for a row lock, so one busy document cannot hold up the rest, and
+ * two instances cannot deadlock on their rows.
+ */
+const lockFreeStatement = (ids: readonly string[]): string =>
+  `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id IN (${ids.map((id) => `'${id}'`).join(", ")}) ORDER BY id FOR UPDATE SKIP LOCKED`;
 
 // Advisory-lock class (first key) of a document being created; the second key is a hash of its id.
 const CREATION_LOCK_CLASS = 0x466f0003;
@@ -40,11 +46,12 @@ const CREATION_LOCK_CLASS = 0x466f0003;
 /**
  * The write transactions of the PostgreSQL store (docs/architecture.md, "Group commit"). Writers
  * of different documents that queue while the database is busy share one transaction: one round
- * trip locks all their rows (in id order) and reads their receipts, their works run on that
- * transaction, and one COMMIT writes what they staged. A lone writer, and a document that has no
- * row yet, get a transaction of their own. When a shared transaction fails for a reason other than
- * the database's unavailability (one document's flush refused, a deadlock), each of its writers
- * runs again alone, so that one document's failure costs no other document its write.
+ * trip locks their rows and reads their receipts, their works run on that transaction, and one
+ * COMMIT writes what they staged. A lone writer gets a transaction of its own, and so does a writer
+ * the shared transaction hands back: a document with no row yet, or whose row another transaction
+ * holds. When a shared transaction fails for a reason other than a lost connection (one document's
+ * flush refused, a read that failed, a deadlock with some other client), each of its writers is
+ * handed back too, so that one document's failure costs no other document its write.
  */
 export class PostgresWrites {
   private pending: Writer[] = [];
@@ -56,6 +63,8 @@ export class PostgresWrites {
   constructor(private readonly options: PostgresWritesOptions) {}
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T> {
+    // The id goes into literal SQL: only a UUID may.
+    if (!isUuid(id)) return Promise.reject(new Error(`document id is not a UUID: ${JSON.stringify(id)}`));
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ id: id.toLowerCase(), work, ahead, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
@@ -79,7 +88,11 @@ export class PostgresWrites {
       this.running += 1;
       for (const writer of batch) this.busy.add(writer.id);
       const [only] = batch;
-      const done = batch.length === 1 && only ? this.alone(only) : this.shared(batch);
+      const done = batch.length === 1 && only ? this.alone(only) : this.shared(batch).then((handedBack) => {
+        // First in line again, in their order: no later writer of their documents overtakes them.
+        for (const writer of handedBack) writer.solo = true;
+        this.pending = [...handedBack, ...this.pending];
+      });
       void done.finally(() => {
         this.running -= 1;
         for (const writer of batch) this.busy.delete(writer.id);
@@ -88,18 +101,26 @@ export class PostgresWrites {
     }
   }
 
-  /** Up to {@link MAX_SHARED} pending writers of distinct documents not in a transaction under way, in the order they came. */
+  /**
+   * The next batch, in the order the writers came: up to {@link MAX_SHARED} of distinct documents
+   * not in a transaction under way, or a writer handed back (solo) alone. A writer left waiting holds
+   * back the later writers of its document.
+   */
   private take(): Writer[] {
     const batch: Writer[] = [];
-    const taken = new Set<string>();
+    const held = new Set<string>();
     const left: Writer[] = [];
+    let closed = false;
     for (const writer of this.pending) {
-      if (batch.length < MAX_SHARED && !this.busy.has(writer.id) && !taken.has(writer.id)) {
+      const free = !closed && !this.busy.has(writer.id) && !held.has(writer.id);
+      if (free && writer.solo && batch.length === 0) closed = true;
+      if (free && (!writer.solo || closed)) {
         batch.push(writer);
-        taken.add(writer.id);
+        if (batch.length === MAX_SHARED) closed = true;
       } else {
         left.push(writer);
       }
+      held.add(writer.id);
     }
     this.pending = left;
     return batch;
@@ -139,67 +160,85 @@ export class PostgresWrites {
     }, opening);
   }
 
-  /** Runs `batch` (two or more writers of distinct documents) in one transaction, settling each writer. */
-  private async shared(batch: Writer[]): Promise<void> {
+  /**
+   * Runs `batch` (two or more writers of distinct documents) in one transaction and settles its
+   * writers, but for those it hands back (returned) to run alone.
+   */
+  private async shared(batch: Writer[]): Promise<Writer[]> {
     // The receipts' reads go with the lock statement, in the order of the writers that have one.
     const reads = batch.map((writer) => {
       const keys = writer.ahead?.receipts ?? [];
       return { keys, sql: receiptsLiteralRead(writer.id, keys) };
     });
     const ids = batch.map((writer) => writer.id).sort();
-    const opening = [lockAllStatement(ids), ...reads.flatMap((read) => (read.sql ? [read.sql] : []))].join("; ");
+    const opening = [lockFreeStatement(ids), ...reads.flatMap((read) => (read.sql ? [read.sql] : []))].join("; ");
     const outcomes = new Map<Writer, PromiseSettledResult<unknown>>();
-    // Writers of documents with no row yet: each runs alone, taking the advisory lock of a new document.
-    const created: Promise<void>[] = [];
-    const handedOn = new Set<Writer>();
     try {
       await inTransaction(this.options.pool, async (client, opened, commitWith) => {
         const heads = new Map((opened[0]!.rows as DocumentRow[]).map((row) => [row.id.toLowerCase(), documentFromRow(row)]));
         let next = 1;
         const receipts = reads.map((read) => (read.sql ? new ReceiptsReadAhead(read.keys, opened[next++]!.rows as ReceiptRow[]) : undefined));
-        const runs: Promise<{ writer: Writer; done?: { result: unknown; staged: StagedWrites }; error?: unknown }>[] = [];
-        batch.forEach((writer, index) => {
+        // A writer whose row was not locked (none yet, or another transaction holds it) is handed back.
+        const runs = batch.flatMap((writer, index) => {
           const head = heads.get(writer.id);
-          if (head) runs.push(runWork(client, writer.id, head, receipts[index], writer.work).then((done) => ({ writer, done }), (error: unknown) => ({ writer, error })));
-          else {
-            handedOn.add(writer);
-            created.push(this.alone(writer));
-          }
+          if (!head) return [];
+          return [
+            runWork(client, writer.id, head, receipts[index], writer.work).then(
+              (done): Ran => ({ writer, done }),
+              (error: unknown): Ran => ({ writer, error }),
+            ),
+          ];
         });
         const flushes: Flush[] = [];
         for (const { writer, done, error } of await Promise.all(runs)) {
           if (done) flushes.push({ staged: done.staged, announce: (headVersion) => this.options.notice(writer.id, headVersion) });
           outcomes.set(writer, done ? { status: "fulfilled", value: done.result } : { status: "rejected", reason: error });
         }
-        // Usually all of it goes with the COMMIT; otherwise each document's own way, as alone.
-        const closing = flushAtCommit(flushes);
-        if (closing !== undefined) commitWith(closing);
-        else {
-          const closings: string[] = [];
-          for (const flush of flushes) {
-            const own = flushAtCommit([flush]);
-            if (own === undefined) await flushStaged(client, flush.staged, flush.announce);
-            else closings.push(own);
-          }
-          if (closings.length > 0) commitWith(closings.join("; "));
-        }
+        commitWith(await this.closing(client, flushes));
       }, opening);
     } catch (error) {
-      // Nothing of the batch was written. The writers that were not handed on run again alone (their
-      // work again, on a fresh transaction), so that one document's refused flush or a deadlock fails
-      // only that document; when the database cannot serve, they fail with it, as alone they would.
-      const retry = batch.filter((writer) => !handedOn.has(writer));
-      if (this.options.unavailable(error)) for (const writer of retry) writer.reject(error);
-      else await Promise.all(retry.map((writer) => this.alone(writer)));
-      await Promise.all(created);
-      return;
+      // Nothing of the batch was written. When the connection or the database is gone, every writer
+      // fails with it, as alone it would; otherwise all are handed back and run alone, their works
+      // again on fresh transactions, so that only a failing document fails.
+      if (!this.options.lost(error)) return batch;
+      for (const writer of batch) writer.reject(error);
+      return [];
     }
-    await Promise.all(created);
     for (const [writer, outcome] of outcomes) {
       if (outcome.status === "fulfilled") writer.resolve(outcome.value);
       else writer.reject(outcome.reason);
     }
+    return batch.filter((writer) => !outcomes.has(writer));
   }
+
+  /**
+   * The literal SQL that goes with the COMMIT of a shared transaction: usually all of the flushes;
+   * otherwise each document's own way, as alone (a flush that cannot be literal, or too long, is
+   * written now on its own).
+   */
+  private async closing(client: pg.PoolClient, flushes: readonly Flush[]): Promise<string> {
+    const all = flushAtCommit(flushes);
+    if (all !== undefined) return all;
+    const closings: string[] = [];
+    let characters = 0;
+    for (const flush of flushes) {
+      const own = flushAtCommit([flush]);
+      if (own !== undefined && characters + own.length <= LITERAL_FLUSH_CHARACTERS) {
+        closings.push(own);
+        characters += own.length;
+      } else {
+        await flushStaged(client, flush.staged, flush.announce);
+      }
+    }
+    return closings.join("; ");
+  }
+}
+
+/** How a writer's work ended in a shared transaction: what it staged, or its error. */
+interface Ran {
+  writer: Writer;
+  done?: { result: unknown; staged: StagedWrites };
+  error?: unknown;
 }
 
 /** Runs `work` on the transaction of `client`, with the head and receipts already read under the lock. */
