@@ -85,10 +85,13 @@ export class PostgresStore implements Store {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly notifier: CommitNotifier,
+    poolSize: number,
   ) {
     this.readLinks = new PostgresReadLinks(pool, (operation) => this.track(operation));
     this.writes = new PostgresWrites({
       pool,
+      // Two (measured: docs/benchmarks.md), leaving a pooled connection to the reads whenever there are two or more.
+      transactions: Math.max(1, Math.min(2, poolSize - 1)),
       notice: (documentId, headVersion) => commitPayload(documentId, headVersion, notifier.origin),
       lost: connectionLost,
     });
@@ -120,7 +123,7 @@ export class PostgresStore implements Store {
       await pool.end();
       throw error;
     }
-    return new PostgresStore(pool, notifier);
+    return new PostgresStore(pool, notifier, poolSize);
   }
 
   reads(id: string): DocumentReads {

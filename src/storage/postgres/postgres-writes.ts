@@ -18,6 +18,8 @@ interface Writer {
 
 export interface PostgresWritesOptions {
   pool: pg.Pool;
+  /** Write transactions under way at once, of the pool's connections: the others serve reads. */
+  transactions: number;
   /** The commit notice of a document's new head, sent with the commit (commit-notifier.ts). */
   notice: (documentId: string, headVersion: number) => string;
   /** Whether an error says the connection or the database is gone (then a failed shared transaction is not retried). */
@@ -27,8 +29,6 @@ export interface PostgresWritesOptions {
 // Documents per shared transaction: enough to share one commit among the writers that queue while
 // one is under way, few enough that one lock statement and one COMMIT stay small.
 const MAX_SHARED = 64;
-// Transactions under way at once, of the pool's connections: the others serve reads.
-const MAX_RUNNING = 2;
 
 /** Locks a document's row and reads it; `id` must be a UUID (checked by the caller), the one value written into the SQL. */
 const lockStatement = (id: string): string => `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = '${id}' FOR UPDATE`;
@@ -72,7 +72,7 @@ export class PostgresWrites {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.running >= MAX_RUNNING || this.pending.length === 0) return;
+    if (this.scheduled || this.running >= this.options.transactions || this.pending.length === 0) return;
     this.scheduled = true;
     // After the current turn of the event loop, so that writers finishing together share a transaction.
     setImmediate(() => {
@@ -82,7 +82,7 @@ export class PostgresWrites {
   }
 
   private start(): void {
-    while (this.running < MAX_RUNNING) {
+    while (this.running < this.options.transactions) {
       const batch = this.take();
       if (batch.length === 0) return;
       this.running += 1;
