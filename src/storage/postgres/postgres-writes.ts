@@ -88,11 +88,18 @@ export class PostgresWrites {
       this.running += 1;
       for (const writer of batch) this.busy.add(writer.id);
       const [only] = batch;
-      const done = batch.length === 1 && only ? this.alone(only) : this.shared(batch).then((handedBack) => {
-        // First in line again, in their order: no later writer of their documents overtakes them.
-        for (const writer of handedBack) writer.solo = true;
-        this.pending = [...handedBack, ...this.pending];
-      });
+      const done =
+        batch.length === 1 && only
+          ? this.alone(only)
+          : this.shared(batch).then(
+              (handedBack) => {
+                // First in line again, in their order: no later writer of their documents overtakes them.
+                for (const writer of handedBack) writer.solo = true;
+                this.pending = [...handedBack, ...this.pending];
+              },
+              // Not expected (shared settles its writers itself); a writer must never be left waiting.
+              (error: unknown) => batch.forEach((writer) => writer.reject(error)),
+            );
       void done.finally(() => {
         this.running -= 1;
         for (const writer of batch) this.busy.delete(writer.id);
