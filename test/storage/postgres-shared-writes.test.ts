@@ -189,6 +189,23 @@ describePostgres("PostgresStore: writes of several documents in one transaction"
     }
   });
 
+  it("shares at most 64 documents per transaction: 70 writers queued together commit in two", async () => {
+    const { store, schema } = await openStore();
+    const ids = await documents(store, 70);
+    expect(await Promise.all(ids.map((id) => appendNext(store, id)))).toEqual(ids.map(() => 2));
+    const counts = new Map<string, number>();
+    for (const xmin of (await writers(schema, ids)).values()) counts.set(xmin, (counts.get(xmin) ?? 0) + 1);
+    expect([...counts.values()].sort((x, y) => x - y)).toEqual([6, 64]);
+  });
+
+  it("creates a new document among existing ones on a pool of one connection, without waiting on itself", async () => {
+    const { store } = await openStore({ poolSize: 1 });
+    const [a, b] = (await documents(store, 2)) as [string, string];
+    const created = randomUUID();
+    expect(await Promise.all([appendNext(store, a), appendNext(store, created), appendNext(store, b)])).toEqual([2, 1, 2]);
+    expect(await heads(store, [a, b, created])).toEqual([2, 2, 1]);
+  });
+
   describe("two stores on one schema", () => {
     const closers: (() => Promise<void>)[] = [];
     afterEach(async () => {
