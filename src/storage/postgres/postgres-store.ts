@@ -16,7 +16,7 @@ import { CommitNotifier, commitPayload } from "./commit-notifier.js";
 import { migrate } from "./postgres-migrations.js";
 import { PostgresReadLinks } from "./postgres-read-links.js";
 import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./postgres-rows.js";
-import { PostgresReads, isUuid } from "./postgres-reads.js";
+import { PostgresReads } from "./postgres-reads.js";
 import { inTransaction } from "./postgres-transaction.js";
 import { PostgresWrites } from "./postgres-writes.js";
 import { COMPACTION_CLEARS, compactableVersion, documentsNeedingSnapshot } from "../compaction-rule.js";
@@ -52,6 +52,8 @@ const LIST_LOCK_COLUMNS = "failures, locked_until AS \"lockedUntil\"";
 // bound (55P03, 57014), an administrator or crash shutdown (57P01–57P03). Socket errors and the
 // pool's own time-outs say the same.
 const UNAVAILABLE_SQLSTATE = /^(08|53|55P03|57014|57P0[123])/;
+// Of those, the ones that say the connection or the database is gone: all but the two time-outs.
+const LOST_SQLSTATE = /^(08|53|57P0[123])/;
 const UNAVAILABLE_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/;
 const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
 
@@ -63,7 +65,7 @@ const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying 
 function connectionLost(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") return UNAVAILABLE_SOCKET.test(code) || /^(08|53|57P0[123])/.test(code);
+  if (typeof code === "string") return UNAVAILABLE_SOCKET.test(code) || LOST_SQLSTATE.test(code);
   return UNAVAILABLE_MESSAGE.test(error.message);
 }
 
@@ -138,10 +140,8 @@ export class PostgresStore implements Store {
   }
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T> {
-    return this.track(() => {
-      if (!isUuid(id)) throw new Error(`document id is not a UUID: ${JSON.stringify(id)}`);
-      return this.writes.write(id, work, ahead);
-    });
+    // PostgresWrites refuses an id that is no UUID (it goes into literal SQL).
+    return this.track(() => this.writes.write(id, work, ahead));
   }
 
   documentsNeedingSnapshot(cutoff: number): Promise<string[]> {
