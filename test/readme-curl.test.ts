@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CI_IS_SET } from "./support/ci.js";
 import { REPO_ROOT, ensureBuilt, startCommand, type ServerProcess } from "./support/server-process.js";
+import { until } from "./support/wait-until.js";
 
 // The README's "The same with `curl`" block, run as printed by `sh` against the built server on a
 // free loopback port (the port is the one thing substituted). Its output must be the output the
@@ -94,7 +95,10 @@ describe.skipIf(missing.length > 0)("the README's curl block", () => {
 
     // What the service answered, from its request log lines (the background poll and the patch
     // that wakes it may be answered in either order).
-    const answers = server!.lines.filter((line) => line.msg === "request").map((line) => `${String(line.method)} ${String(line.route)} ${String(line.status)}`);
+    // A request's log line is written after its answer has gone: the last one may still be on its way.
+    const requestLines = () => server!.lines.filter((line) => line.msg === "request");
+    await until("the log lines of the block's nine requests", () => requestLines().length >= 9);
+    const answers = requestLines().map((line) => `${String(line.method)} ${String(line.route)} ${String(line.status)}`);
     const documentRoute = "/api/v1/documents/:documentId";
     expect(answers.slice(0, 5)).toEqual([
       "POST /api/v1/documents 201",
