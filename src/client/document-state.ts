@@ -216,19 +216,22 @@ export abstract class DocumentState implements LiveDocument {
     if (this.state.deleted !== deleted) this.emitter.emit(deleted ? "restored" : "deleted");
   }
 
-  /** `slide`: where the change's character edits place text that could slide (core/text-edits.ts). */
-  protected replaceLocal(lines: string[], slide: Slide = "early"): void {
+  /**
+   * `slide`: where the change's character edits place text that could slide (core/text-edits.ts);
+   * `theirs`: for a merge, the service's side, where the text put in was taken from.
+   */
+  protected replaceLocal(lines: string[], slide: Slide = "early", theirs?: readonly string[]): void {
     const previousText = this.localText;
     const text = joinLines(lines);
     const previous = this.local;
     this.local = lines;
     this.localText = text;
-    if (text !== previousText) this.changed("remote", previous, previousText, slide);
+    if (text !== previousText) this.changed("remote", previous, previousText, slide, theirs && joinLines(theirs));
   }
 
-  private changed(origin: TextChange["origin"], previous: string[], previousText: string, slide: Slide = "early"): TextEdit[] {
+  private changed(origin: TextChange["origin"], previous: string[], previousText: string, slide: Slide = "early", source?: string): TextEdit[] {
     const ops = diffLines(previous, this.local);
-    const edits = textEdits(previous, ops, slide);
+    const edits = textEdits(previous, ops, slide, source);
     this.emitter.emit("change", { origin, previousText, text: this.localText, ops: ops.map(toLineOperation), edits });
     return edits;
   }

@@ -175,7 +175,7 @@ export class LiveDocumentImpl extends DocumentState {
     const merged = target === answered && this.options.conflicts !== "ask" ? mergeOfKeptOnce(patch, rebuilt.since) : undefined;
     if (merged) {
       this.confirmed = target;
-      this.replaceLocal(mergeLines(patch.expected, merged, this.local));
+      this.replaceLocal(mergeLines(patch.expected, merged, this.local), "early", merged);
       return;
     }
     await this.moveBase(patch.expected, target);
@@ -227,7 +227,7 @@ export class LiveDocumentImpl extends DocumentState {
       const expected = mergeLines(this.confirmed.lines, target.lines, patch.expected);
       const local = mergeLines(this.confirmed.lines, target.lines, this.local);
       [patch.expected, this.confirmed] = [expected, target];
-      this.replaceLocal(local);
+      this.replaceLocal(local, "early", target.lines);
       await this.persist();
       return;
     }
@@ -269,7 +269,7 @@ export class LiveDocumentImpl extends DocumentState {
     // this author typed at the same point (the edits slide late).
     const unchanged = this.local.length === from.length && this.local.every((line, k) => line === from[k]);
     this.confirmed = target;
-    this.replaceLocal(carried, unchanged ? "late" : "early");
+    this.replaceLocal(carried, unchanged ? "late" : "early", target.lines);
   }
 
   /**
@@ -289,7 +289,7 @@ export class LiveDocumentImpl extends DocumentState {
     this.confirmed = target;
     if (choice === "theirs") this.replaceLocal(target.lines);
     else if (choice === "mine") this.replaceLocal(mergeMineWins(from, this.local, target.lines, remoteOps));
-    else this.replaceLocal(mergeLines(from, target.lines, this.local));
+    else this.replaceLocal(mergeLines(from, target.lines, this.local), "early", target.lines);
     this.updateStatus();
   }
 }

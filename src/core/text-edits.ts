@@ -20,7 +20,7 @@ const MAX_EDIT_LENGTH = 200;
  * lines is diffed by characters (code points), so that a change at one place of a line leaves a
  * cursor elsewhere in that line where it was. Deterministic; bounded cost per changed stretch.
  */
-export function textEdits(before: readonly string[], ops: readonly NormalizedOp[], slide: Slide = "early"): TextEdit[] {
+export function textEdits(before: readonly string[], ops: readonly NormalizedOp[], slide: Slide = "early", source?: string): TextEdit[] {
   const starts: number[] = [];
   let offset = 0;
   for (const line of before) {
@@ -35,7 +35,7 @@ export function textEdits(before: readonly string[], ops: readonly NormalizedOp[
     const end = op.index + op.count;
     const added = op.lines.join("\n");
     if (op.count > 0 && op.lines.length > 0) {
-      edits.push(...diffed(at(op.index), before.slice(op.index, end).join("\n"), added, slide));
+      edits.push(...diffed(at(op.index), before.slice(op.index, end).join("\n"), added, slide, source));
     } else if (op.count > 0) {
       // A deletion takes the line break after its lines, or the one before them at the end of the text.
       if (end < lineCount) edits.push({ from: at(op.index), to: starts[end]!, insert: "" });
@@ -59,11 +59,20 @@ export function textEdits(before: readonly string[], ops: readonly NormalizedOp[
  */
 export type Slide = "early" | "late";
 
+/*
+ * `source`, when given, is the text the pieces put in were taken from: the service's side of a
+ * merge (merge-text.ts). A piece that could be whole words at two places (" Tuesday v" put in after
+ * "Monday v", which could also be " v Tuesday" after "Monday": the two " v" look alike) is placed
+ * where it reads as it does in that text, since the merge put it in as it found it there. Without
+ * that, a cursor after the local " v" would be taken for one after the other, and the next letter
+ * typed there would land in the other person's word.
+ */
+
 /**
  * The edits that turn `old`, found at `from`, into `next`: common ends cut off (the end first for
  * "early", the start first for "late"), the middle diffed by characters.
  */
-function diffed(from: number, old: string, next: string, slide: Slide): TextEdit[] {
+function diffed(from: number, old: string, next: string, slide: Slide, source: string | undefined): TextEdit[] {
   const shorter = Math.min(old.length, next.length);
   const commonEnd = (limit: number) => {
     let n = 0;
@@ -91,12 +100,14 @@ function diffed(from: number, old: string, next: string, slide: Slide): TextEdit
   const newMiddle = next.slice(prefix, next.length - suffix);
   const start = from + prefix;
   const whole: TextEdit[] = [{ from: start, to: start + oldMiddle.length, insert: newMiddle }];
-  if (oldMiddle.length === 0 || newMiddle.length === 0 || oldMiddle.length + newMiddle.length > MAX_DIFFED) return whole;
-  const diffedChanges = diffArrays(Array.from(oldMiddle), Array.from(newMiddle), { maxEditLength: MAX_EDIT_LENGTH });
+  if (newMiddle.length === 0 || oldMiddle.length + newMiddle.length > MAX_DIFFED) return whole;
+  // A pure insert needs no diff, but it may still slide (" Tuesday v" put in after "Monday v").
+  const diffedChanges: Change[] | undefined =
+    oldMiddle.length === 0 ? [{ value: Array.from(newMiddle), added: true }] : diffArrays(Array.from(oldMiddle), Array.from(newMiddle), { maxEditLength: MAX_EDIT_LENGTH });
   if (diffedChanges === undefined) return whole;
   // The common ends take part in the slide: an insert may slide into them.
   const ends = (text: string): Change[] => (text.length > 0 ? [{ value: Array.from(text) }] : []);
-  const changes = slid([...ends(old.slice(0, prefix)), ...diffedChanges, ...ends(old.slice(old.length - suffix))], slide);
+  const changes = slid([...ends(old.slice(0, prefix)), ...diffedChanges, ...ends(old.slice(old.length - suffix))], slide, source);
   const edits: TextEdit[] = [];
   let cursor = from;
   for (const change of changes) {
@@ -129,9 +140,10 @@ interface Change {
  * Of several such places, or none, the earliest ("early") or latest ("late"). The diff alone may
  * cut one insert in two around a kept character ("Plan  C" to "Plan B2  C" as "B2" and " " on
  * either side of a blank), which would leave a cursor typing after the first blank on the wrong
- * side of " B2"; placed, it is one insert, " B2" after "Plan".
+ * side of " B2"; placed, it is one insert, " B2" after "Plan". Of several places where it is whole
+ * words, one where it reads as in `source` is taken first (see Slide).
  */
-function slid(changes: readonly Change[], slide: Slide): Change[] {
+function slid(changes: readonly Change[], slide: Slide, source: string | undefined): Change[] {
   // One entry per character, kept, put in or taken out; "late" is "early" on the reversed list.
   const marks: Array<{ kind: "keep" | "add" | "remove"; char: string }> = [];
   for (const change of changes) for (const char of change.value) marks.push({ kind: change.added ? "add" : change.removed ? "remove" : "keep", char });
@@ -141,9 +153,12 @@ function slid(changes: readonly Change[], slide: Slide): Change[] {
     marks[add] = { kind: "add", char: marks[add]!.char };
     marks[keep] = { kind: "keep", char: marks[keep]!.char };
   };
-  const wholeWords = (first: number, last: number) => {
+  const textOf = (first: number, last: number) => {
     const chars = marks.slice(first, last + 1).map((mark) => mark.char);
-    const text = (late ? chars.reverse() : chars).join("");
+    return (late ? chars.reverse() : chars).join("");
+  };
+  const wholeWords = (first: number, last: number) => {
+    const text = textOf(first, last);
     return /^[ \t]/.test(text) && !/[ \t]$/.test(text);
   };
   let k = 0;
@@ -173,9 +188,10 @@ function slid(changes: readonly Change[], slide: Slide): Change[] {
     ) {
       most++;
     }
-    let steps = 0;
-    while (steps <= most && !wholeWords(first + steps, last + steps)) steps++;
-    if (steps <= most) {
+    const places: number[] = [];
+    for (let step = 0; step <= most; step++) if (wholeWords(first + step, last + step)) places.push(step);
+    const steps = places.length > 1 && source !== undefined ? (places.find((step) => source.includes(textOf(first + step, last + step))) ?? places[0]!) : (places[0] ?? -1);
+    if (steps >= 0) {
       for (let t = 0; t < steps; t++) swap(last + t + 1, first + t);
       first += steps;
       last += steps;

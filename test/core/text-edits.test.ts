@@ -44,6 +44,21 @@ describe("textEdits", () => {
     expect(textEdits(["ab", "x"], diffLines(["ab", "x"], ["abb", "x"]), "late")).toEqual([{ from: 2, to: 2, insert: "b" }]);
   });
 
+  it("places a merge's text where it reads as on the service's side, when it could be whole words at two places", () => {
+    // Ann typed "y v" after "Monda"; Bob's " Tuesday v" reached the service first; the merge keeps
+    // Ann's word first. " Tuesday v" after Ann's " v" and " v Tuesday" before it give the same text,
+    // but only the first is what Bob typed: Ann's cursor after her " v" must stay before his words.
+    const mine = ["  [ ] Announce Monday v"];
+    const merged = ["  [ ] Announce Monday v Tuesday v"];
+    const theirs = "  [ ] Announce Monda Tuesday v";
+    const ops = diffLines(mine, merged);
+    expect(textEdits(mine, ops, "early", theirs)).toEqual([{ from: 23, to: 23, insert: " Tuesday v" }]);
+    // Without the service's side the earliest place is taken, as for any other slide.
+    expect(textEdits(mine, ops)).toEqual([{ from: 21, to: 21, insert: " v Tuesday" }]);
+    // Where only one place is whole words, the service's side changes nothing.
+    expect(textEdits(["Plan  C"], diffLines(["Plan  C"], ["Plan B2  C"]), "early", "Plan B2 C")).toEqual([{ from: 4, to: 4, insert: " B2" }]);
+  });
+
   it("never cuts a surrogate pair", () => {
     expect(editsOf("x😀y", "x😁y")).toEqual([{ from: 1, to: 3, insert: "😁" }]);
   });
