@@ -69,9 +69,13 @@ function renderOpened(root: HTMLElement, wire: FolioClient, { doc, store, info, 
   if (doc.deleted) deleted.showDeleted();
   else editor.view.focus();
 
+  // Back online: the unsent edits and the feed go at once, not after the backoff of their last failure.
+  const retryNow = () => doc.retryNow();
+  window.addEventListener("online", retryNow);
   // Edits that storage refused live in this page only: the browser asks before it is closed.
   askBeforeClosing(() => store.keeping === "not-kept" && doc.status !== "synced");
   closeWithPage(() => {
+    window.removeEventListener("online", retryNow);
     tracker?.destroy();
     doc.close();
   });

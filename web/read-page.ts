@@ -87,6 +87,8 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   doc.on("revoked", update);
   window.addEventListener("offline", update);
   window.addEventListener("online", update);
+  // Back online: poll at once, not after the backoff of the last failed poll.
+  window.addEventListener("online", () => doc.retryNow());
   editor.view.contentDOM.focus();
 
   closeWithPage(() => doc.close());

@@ -42,25 +42,68 @@ export class Backoff {
 }
 
 /**
+ * Ends the waits between retries at once, for a caller who knows the next attempt may now work
+ * (the browser is back online): each wait bound to it ends when it fires, but not before the
+ * Retry-After it was given (the service asked for that much).
+ */
+export class RetryNow {
+  private readonly waiting = new Set<() => void>();
+
+  fire(): void {
+    for (const resolve of [...this.waiting]) resolve();
+  }
+
+  /** Calls `resolve` on the next fire(); the returned function unbinds it. */
+  bind(resolve: () => void): () => void {
+    this.waiting.add(resolve);
+    return () => this.waiting.delete(resolve);
+  }
+}
+
+/** What may end a wait early: `now` firing, though never before `atLeastMs` (a Retry-After's wait). */
+export interface EarlyEnd {
+  now: RetryNow | undefined;
+  atLeastMs: number;
+}
+
+/** The wait after a failure that said `retryAfterSeconds` (if any), bound to `now`. */
+export function earlyEnd(now: RetryNow | undefined, retryAfterSeconds: number | undefined): EarlyEnd {
+  return { now, atLeastMs: (retryAfterSeconds ?? 0) * 1000 };
+}
+
+/**
  * Resolves after at least `ms` (a timer may fire a little early against the clock, as Node's does
  * when its loop time is stale, so the rest is waited out: a Retry-After is honoured in full), or
- * rejects with an AbortError as soon as `signal` fires.
+ * earlier when `early.now` fires (not before `early.atLeastMs`), or rejects with an AbortError as
+ * soon as `signal` fires.
  */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal, early?: EarlyEnd): Promise<void> {
   const clock = () => globalThis.performance?.now() ?? Date.now();
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortError());
-    const until = clock() + ms;
+    const started = clock();
+    let until = started + ms;
     let timer: ReturnType<typeof setTimeout>;
-    const onAbort = () => {
+    const done = () => {
       clearTimeout(timer);
+      unbind();
+      signal.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      done();
       reject(abortError());
     };
+    const unbind =
+      early?.now?.bind(() => {
+        until = Math.min(until, started + early.atLeastMs);
+        clearTimeout(timer);
+        wait(Math.max(0, until - clock()));
+      }) ?? (() => false);
     const wait = (delay: number) => {
       timer = setTimeout(() => {
         const left = until - clock();
         if (left > 0) return wait(left);
-        signal.removeEventListener("abort", onAbort);
+        done();
         resolve();
       }, delay);
     };

@@ -2,7 +2,7 @@ import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation } from "../core/normalized-op.js";
 import { textEdits, type Slide, type TextEdit } from "../core/text-edits.js";
-import { abortError } from "./backoff.js";
+import { RetryNow, abortError } from "./backoff.js";
 import { BlankHold } from "./blank-hold.js";
 import { adoptPersisted, toPersisted, type Inflight } from "./carry-over.js";
 import { ConflictDeck, type Snapshot } from "./conflicts.js";
@@ -62,6 +62,8 @@ export abstract class DocumentState implements LiveDocument {
   protected readonly timeoutMs: number;
   protected readonly hold: BlankHold;
   protected readonly retrying: RetryContext;
+  /** Ends the waits between retries early (retryNow). */
+  protected readonly now = new RetryNow();
 
   constructor(
     protected readonly client: FolioClient,
@@ -90,6 +92,7 @@ export abstract class DocumentState implements LiveDocument {
       timeoutMs: this.timeoutMs,
       retry: options.retry,
       failing: (failing) => this.setFailing("patch", failing),
+      now: this.now,
     };
     if (persisted) {
       this.local = splitLines(persisted.text);
@@ -155,6 +158,10 @@ export abstract class DocumentState implements LiveDocument {
       this.updateStatus();
       this.wake();
     });
+  }
+
+  retryNow(): void {
+    this.now.fire();
   }
 
   whenSynced(timeoutMs?: number): Promise<void> {

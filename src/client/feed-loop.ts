@@ -2,7 +2,7 @@ import { applyOps } from "../core/apply-ops.js";
 import { splitLines } from "../core/lines.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import { validateOps } from "../core/validate-ops.js";
-import { Backoff, sleep, withTimeout, type RetryOptions } from "./backoff.js";
+import { Backoff, earlyEnd, sleep, withTimeout, type RetryNow, type RetryOptions } from "./backoff.js";
 import type { Snapshot } from "./conflicts.js";
 import { FolioError } from "./errors.js";
 import type { FolioClient } from "./http.js";
@@ -21,6 +21,8 @@ export interface FeedLoopOptions {
   deliver: (answer: ChangeFeed) => Promise<void>;
   /** Told when polls start or stop failing. */
   failing: (failing: boolean, error?: Error) => void;
+  /** Ends the wait after a failed poll early (not before a Retry-After). */
+  now?: RetryNow;
 }
 
 /** How much longer than the long-poll wait a feed request may take before it counts as lost. */
@@ -45,8 +47,8 @@ export async function runFeed(options: FeedLoopOptions): Promise<void> {
     } catch (error) {
       if (options.signal.aborted) return;
       options.failing(true, error instanceof Error ? error : new Error(String(error)));
-      const wait = backoff.next(error instanceof FolioError ? error.retryAfterSeconds : undefined);
-      await sleep(wait, options.signal).catch(() => undefined);
+      const retryAfter = error instanceof FolioError ? error.retryAfterSeconds : undefined;
+      await sleep(backoff.next(retryAfter), options.signal, earlyEnd(options.now, retryAfter)).catch(() => undefined);
     }
   }
 }

@@ -32,6 +32,7 @@ export class LiveDocumentImpl extends DocumentState {
       signal: this.controller.signal,
       waitSeconds: this.options.waitSeconds ?? 25,
       retry: this.options.retry,
+      now: this.now,
       // From the last answer's version, even when this client's own patches moved it further: the
       // authors answered together ask from one version and so share one answer (the service reads,
       // composes and serializes it once). Every event after it arrives, so none is missed.

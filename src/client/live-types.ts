@@ -129,6 +129,11 @@ export interface LiveDocument {
   on(event: "status", listener: (status: SyncStatus) => void): () => void;
   /** Resolves when no local edit is pending and the last version the feed announced is applied; rejects on close or after `timeoutMs`. */
   whenSynced(timeoutMs?: number): Promise<void>;
+  /**
+   * Sends what waits for a retry now instead of after its backoff (a page calls it on the browser's
+   * `online` event): the pending patch, the feed's next poll. A wait for a Retry-After still runs out.
+   */
+  retryNow(): void;
   /** Stops every loop, request and timer. */
   close(): void;
 }

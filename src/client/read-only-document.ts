@@ -3,7 +3,7 @@ import { diffLines } from "../core/diff-lines.js";
 import { joinLines, splitLines } from "../core/lines.js";
 import { toLineOperation } from "../core/normalized-op.js";
 import { validateOps } from "../core/validate-ops.js";
-import type { RetryOptions } from "./backoff.js";
+import { RetryNow, type RetryOptions } from "./backoff.js";
 import { FolioError } from "./errors.js";
 import { Emitter } from "./events.js";
 import { runFeed } from "./feed-loop.js";
@@ -49,6 +49,8 @@ export interface ReadOnlyLiveDocument {
   on(event: "deleted" | "restored" | "revoked", listener: () => void): () => void;
   /** A poll failed (it is retried with backoff); a 404 of the feed is `revoked` instead. */
   on(event: "error", listener: (error: Error) => void): () => void;
+  /** Polls now instead of after the backoff of a failed poll (on the browser's `online` event); not before a Retry-After. */
+  retryNow(): void;
   /** Stops the feed. */
   close(): void;
 }
@@ -80,6 +82,7 @@ export async function openReadOnly(client: FolioClient, readId: string, options:
 class ReadOnlyFollower implements ReadOnlyLiveDocument {
   private readonly emitter = new Emitter<Events>();
   private readonly stop = new AbortController();
+  private readonly now = new RetryNow();
   private lines: string[];
   /** The service's lines (the ciphertext lines of an encrypted document; else `lines`). */
   private wire: string[];
@@ -111,6 +114,10 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
     return this.emitter.on(event, listener);
   }
 
+  retryNow(): void {
+    this.now.fire();
+  }
+
   close(): void {
     this.stop.abort();
     this.emitter.clear();
@@ -129,6 +136,7 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
       signal: this.stop.signal,
       waitSeconds: options.waitSeconds ?? 25,
       retry: options.retry,
+      now: this.now,
       since: () => this.version,
       deliver: (answer) => this.apply(answer),
       failing: (failing, error) => {

@@ -1,4 +1,4 @@
-import { Backoff, sleep, withTimeout, type RetryOptions } from "./backoff.js";
+import { Backoff, earlyEnd, sleep, withTimeout, type RetryNow, type RetryOptions } from "./backoff.js";
 import { FolioError, isTransient } from "./errors.js";
 
 export interface RetryContext {
@@ -7,6 +7,8 @@ export interface RetryContext {
   retry: RetryOptions | undefined;
   /** Told true after each failed attempt and false once an attempt got an answer. */
   failing: (failing: boolean) => void;
+  /** Ends a wait between attempts early (not before a Retry-After). */
+  now?: RetryNow;
 }
 
 /** True for failures after which the same request is sent again: no answer, a lost answer, 5xx, 429. */
@@ -33,7 +35,8 @@ export async function untilAnswered<T>(context: RetryContext, call: (signal: Abo
         throw error;
       }
       context.failing(true);
-      await sleep(backoff.next(error instanceof FolioError ? error.retryAfterSeconds : undefined), context.signal);
+      const retryAfter = error instanceof FolioError ? error.retryAfterSeconds : undefined;
+      await sleep(backoff.next(retryAfter), context.signal, earlyEnd(context.now, retryAfter));
     }
   }
 }

@@ -135,4 +135,35 @@ describe("a live document sending local edits", () => {
     expect(statuses).toContain("offline");
     expect(statuses.at(-1)).toBe("synced");
   });
+
+  it("sends the waiting patch and polls at once on retryNow(), not after their backoff, but never before a Retry-After", async () => {
+    const id = await document("a");
+    // Every wait after a failure is 20-40 s long: only retryNow() can end it within the test.
+    const { doc, net } = await live(id, { retry: { initialMs: 40_000, maxMs: 40_000 } });
+    let offline = true;
+    net.hook = () => (offline ? { kind: "fail-before" } : undefined);
+    doc.setText("b");
+    expect(await waitUntil(() => doc.status === "offline" && net.calls("GET", "/changes").length > 0)).toBe(true);
+    offline = false;
+    expect(await waitUntil(() => doc.status === "synced", { maxMs: 500 })).toBe(false);
+    doc.retryNow();
+    expect(await waitUntil(() => doc.status === "synced", { maxMs: 3_000 })).toBe(true);
+    expect((await s.client.getDocument(id)).content).toBe("b");
+    // The feed polls again too: a change made elsewhere arrives.
+    await s.client.patchContent(id, { baseVersion: 2, checksum: checksum("b"), clientId: "f".repeat(32), seq: 1, ops: [{ op: "replace", index: 0, count: 1, lines: ["c"] }] });
+    expect(await waitUntil(() => doc.text === "c", { maxMs: 3_000 })).toBe(true);
+
+    // A 503 with Retry-After: 2 is waited out whatever retryNow() says.
+    const sent = net.calls("PATCH", "/content").length;
+    net.hook = (request) =>
+      request.method === "PATCH" && net.calls("PATCH", "/content").length === sent + 1
+        ? { kind: "answer", status: 503, headers: { "retry-after": "2" }, body: { type: "urn:folio:problem:x", title: "busy", status: 503, detail: "later", instance: "/" } }
+        : undefined;
+    doc.setText("d");
+    expect(await waitUntil(() => doc.status === "offline")).toBe(true);
+    doc.retryNow();
+    expect(await converged(s.client, id, [doc])).toBe("d");
+    const [refused, resent] = net.calls("PATCH", "/content").slice(sent);
+    expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(2_000);
+  });
 });

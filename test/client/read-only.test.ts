@@ -140,6 +140,23 @@ describe("openReadOnly", () => {
     expect(statuses).toEqual(["offline", "live"]);
   });
 
+  it("polls again at once on retryNow(), not after the backoff of its failed poll", async () => {
+    const { id, readId } = await shared();
+    const net = recordingFetch();
+    let failing = true;
+    net.hook = (request) => (failing && request.path.includes("/changes") ? { kind: "fail-before" } : undefined);
+    // The wait after a failed poll is 20-40 s: only retryNow() ends it within the test.
+    const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, { waitSeconds: 2, retry: { initialMs: 40_000, maxMs: 40_000 } });
+    followers.push(doc);
+    await until("the follower to see its poll fail", () => doc.status === "offline");
+    failing = false;
+    await s.client.patchContent(id, { baseVersion: 1, checksum: checksum("a"), clientId: "c-ann", seq: 1, ops: [{ op: "insert", index: 1, lines: ["b"] }] });
+    expect(net.calls("GET", "/changes")).toHaveLength(1);
+    doc.retryNow();
+    await until("the follower to be live with the edit", () => doc.status === "live" && doc.text === "a\nb", 3_000);
+    expect(net.calls("GET", "/changes").length).toBeGreaterThanOrEqual(2);
+  });
+
   it("rejects with a FolioError 404 for an unknown link and for a deleted document", async () => {
     const { id, readId } = await shared();
     await s.client.deleteDocument(id);
