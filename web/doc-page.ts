@@ -43,7 +43,7 @@ function renderOpened(root: HTMLElement, wire: FolioClient, { doc, store, info, 
   const history = historyPanel(client, doc);
   const share = sharePanel(client, doc.id, key);
   // Without a tracker there is neither panel nor badges (and nothing is asked of the tracker routes).
-  const tracker = info?.tracker ? trackerPanel({ client, doc, trackerWeb: info.trackerWeb }) : undefined;
+  const tracker = info?.tracker ? trackerPanel({ client, doc, trackerWeb: info.trackerWeb, encrypted: key !== undefined }) : undefined;
   // Someone else changed the key: this page's key no longer opens the document.
   const lost = () => (doc.close(), showKeyProblem(root, "wrong"));
   const changeKey = key !== undefined ? changeKeyButton({ wire, doc, key, say: message.say, lost, setReadOnly: (readOnly) => editor.setReadOnly(readOnly) }) : undefined;

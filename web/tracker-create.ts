@@ -28,6 +28,8 @@ export interface CreateParts {
   fail: (error: unknown, what: string) => void;
   /** The ticket was created, or could not be: the panel shows the cursor's line again. */
   done: () => void;
+  /** The document is encrypted: the panel says that the subject leaves it in plain text. */
+  encrypted: boolean;
 }
 
 /** What the panel shows for the line: its words and the two buttons. */
@@ -73,5 +75,7 @@ export function createActions({ line, text, slug, token }: UnlinkedLine, parts: 
       h("button", { type: "button", disabled: subject === "" || !hasStory, onclick: action("task"), title: hasStory ? undefined : "needs a story node above" }, "Create task"),
     ),
     hasStory ? undefined : h("p", { class: "muted" }, "A task needs a story node above it."),
+    // The one place where words of an encrypted document leave the browser readable (docs/encryption.md).
+    parts.encrypted ? h("p", { class: "warning" }, "This document is encrypted, but the tracker is not: a ticket gets the line's words in plain text.") : undefined,
   ];
 }

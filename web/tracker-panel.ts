@@ -37,7 +37,7 @@ export interface TrackerPanel {
   destroy(): void;
 }
 
-export function trackerPanel({ client, doc, trackerWeb }: { client: FolioClient; doc: LiveDocument; trackerWeb: string | undefined }): TrackerPanel {
+export function trackerPanel({ client, doc, trackerWeb, encrypted }: { client: FolioClient; doc: LiveDocument; trackerWeb: string | undefined; encrypted: boolean }): TrackerPanel {
   let editor: BoundEditor | undefined;
   const badges = ticketBadges({ client, doc, onTokenRejected: () => logOut("The tracker session ended: log in again.") });
   const body = h("div", { class: "tracker-body" });
@@ -92,7 +92,7 @@ export function trackerPanel({ client, doc, trackerWeb }: { client: FolioClient;
       return;
     }
     if (!parsed.link) {
-      replace(body, header, ...createActions({ line, text, slug, token }, { client, doc, editor: () => editor, projects, status, fail, done: again }));
+      replace(body, header, ...createActions({ line, text, slug, token }, { client, doc, editor: () => editor, projects, status, fail, done: again, encrypted }));
       return;
     }
     const link = parsed.link;

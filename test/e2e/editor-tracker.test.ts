@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createClient, createEncryptedDocument, generateDocumentKey } from "../../src/client/index.js";
 import { browserFound, createDocument, editorText, eventually, expectConverged, startService } from "./e2e-support.js";
 import { TRACKER_WEB, cursorAt, requireBrowser, useEditorWorld } from "./e2e-world.js";
 
@@ -39,6 +40,21 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     } finally {
       await bare.app.close();
     }
+  });
+
+  it("says on an encrypted document that a ticket made from a line gets its words in plain text", async () => {
+    const key = generateDocumentKey();
+    const { id } = await createEncryptedDocument(createClient({ baseUrl: w.service.url }), { title: "Secret sprint", content: "Sprint &tracker.alice-folio\n  [ ] Sign-up form" }, key);
+    const context = await w.context({ viewport: { width: 1100, height: 720 } });
+    await context.addInitScript(`if (location.protocol === "http:") sessionStorage.setItem("folio.trackerSession", ${JSON.stringify(JSON.stringify({ authToken: w.tracker!.token, username: "alice", userId: w.tracker!.alice.id }))})`);
+    const tab = await context.newPage();
+    await tab.goto(`${w.service.url}/d/${id}#key=${key}`);
+    await tab.locator('.cm-content[contenteditable="true"]').waitFor({ timeout: 10_000 });
+    await cursorAt(tab, 1, "End");
+    await expect.poll(() => tab.locator(".tracker-body q").textContent()).toEqual("Sign-up form");
+    expect(await tab.locator(".tracker .warning").textContent()).toEqual("This document is encrypted, but the tracker is not: a ticket gets the line's words in plain text.");
+    expect(await tab.getByRole("button", { name: "Create story" }).isEnabled()).toEqual(true);
+    await tab.locator(".tracker").screenshot({ path: join(w.shots, "tracker-encrypted-warning.png") });
   });
 
   it("logs in to the tracker, shows badges, creates a story from a line, shows its status and moves it", async () => {
@@ -97,6 +113,8 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
 
     await cursorAt(tab, 1, "End");
     await expect.poll(() => tab.locator(".tracker-body q").textContent()).toEqual("Sign-up form");
+    // A plain document: no warning that the line leaves it.
+    expect(await tab.locator(".tracker .warning").count()).toEqual(0);
     await tab.getByRole("button", { name: "Create story" }).click();
     const linked = await eventually(() => editorText(tab), (text) => /#US-\d+$/.test(text.split("\n")[1] ?? ""));
     const ref = Number(/#US-(\d+)$/.exec(linked.split("\n")[1] ?? "")?.[1]);
