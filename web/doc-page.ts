@@ -44,8 +44,11 @@ function renderOpened(root: HTMLElement, wire: FolioClient, { doc, store, info, 
   const share = sharePanel(client, doc.id, key);
   // Without a tracker there is neither panel nor badges (and nothing is asked of the tracker routes).
   const tracker = info?.tracker ? trackerPanel({ client, doc, trackerWeb: info.trackerWeb, encrypted: key !== undefined }) : undefined;
+  // Back online: the unsent edits and the feed go at once, not after the backoff of their last failure.
+  const retryNow = () => doc.retryNow();
+  window.addEventListener("online", retryNow);
   // Someone else changed the key: this page's key no longer opens the document.
-  const lost = () => (doc.close(), showKeyProblem(root, "wrong"));
+  const lost = () => (window.removeEventListener("online", retryNow), doc.close(), showKeyProblem(root, "wrong"));
   const changeKey = key !== undefined ? changeKeyButton({ wire, doc, key, say: message.say, lost, setReadOnly: (readOnly) => editor.setReadOnly(readOnly) }) : undefined;
   const deleted = deletion({ client, doc, sync, say: message.say, setReadOnly: (readOnly) => editor.setReadOnly(readOnly) });
   const editorHost = h("div", { class: "editor-host" });
@@ -69,9 +72,6 @@ function renderOpened(root: HTMLElement, wire: FolioClient, { doc, store, info, 
   if (doc.deleted) deleted.showDeleted();
   else editor.view.focus();
 
-  // Back online: the unsent edits and the feed go at once, not after the backoff of their last failure.
-  const retryNow = () => doc.retryNow();
-  window.addEventListener("online", retryNow);
   // Edits that storage refused live in this page only: the browser asks before it is closed.
   askBeforeClosing(() => store.keeping === "not-kept" && doc.status !== "synced");
   closeWithPage(() => {

@@ -75,7 +75,7 @@ export function createActions({ line, text, slug, token }: UnlinkedLine, parts: 
       h("button", { type: "button", disabled: subject === "" || !hasStory, onclick: action("task"), title: hasStory ? undefined : "needs a story node above" }, "Create task"),
     ),
     hasStory ? undefined : h("p", { class: "muted" }, "A task needs a story node above it."),
-    // The one place where words of an encrypted document leave the browser readable (docs/encryption.md).
+    // A ticket's subject is the one place where words of an encrypted line leave the browser readable (docs/encryption.md).
     parts.encrypted ? h("p", { class: "warning" }, "This document is encrypted, but the tracker is not: a ticket gets the line's words in plain text.") : undefined,
   ];
 }

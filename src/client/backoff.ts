@@ -41,21 +41,33 @@ export class Backoff {
   }
 }
 
+/** How long a fire() that found no wait still ends the next one (a request under way when it came may fail just after). */
+const RETRY_NOW_REMEMBERED_MS = 10_000;
+
 /**
  * Ends the waits between retries at once, for a caller who knows the next attempt may now work
  * (the browser is back online): each wait bound to it ends when it fires, but not before the
- * Retry-After it was given (the service asked for that much).
+ * Retry-After it was given (the service asked for that much). A fire that found no wait ends the
+ * first wait bound within RETRY_NOW_REMEMBERED_MS after it.
  */
 export class RetryNow {
   private readonly waiting = new Set<() => void>();
+  private firedAt = -Infinity;
+
+  constructor(private readonly clock: () => number = () => globalThis.performance?.now() ?? Date.now()) {}
 
   fire(): void {
+    if (this.waiting.size === 0) this.firedAt = this.clock();
     for (const resolve of [...this.waiting]) resolve();
   }
 
-  /** Calls `resolve` on the next fire(); the returned function unbinds it. */
+  /** Calls `resolve` on the next fire() (at once, soon after a fire that found no wait); the returned function unbinds it. */
   bind(resolve: () => void): () => void {
     this.waiting.add(resolve);
+    if (this.clock() - this.firedAt < RETRY_NOW_REMEMBERED_MS) {
+      this.firedAt = -Infinity;
+      queueMicrotask(resolve);
+    }
     return () => this.waiting.delete(resolve);
   }
 }
@@ -84,7 +96,9 @@ export function sleep(ms: number, signal: AbortSignal, early?: EarlyEnd): Promis
     const started = clock();
     let until = started + ms;
     let timer: ReturnType<typeof setTimeout>;
+    let finished = false;
     const done = () => {
+      finished = true;
       clearTimeout(timer);
       unbind();
       signal.removeEventListener("abort", onAbort);
@@ -95,6 +109,7 @@ export function sleep(ms: number, signal: AbortSignal, early?: EarlyEnd): Promis
     };
     const unbind =
       early?.now?.bind(() => {
+        if (finished) return;
         until = Math.min(until, started + early.atLeastMs);
         clearTimeout(timer);
         wait(Math.max(0, until - clock()));

@@ -176,7 +176,7 @@ export class LiveDocumentImpl extends DocumentState {
     const merged = target === answered && this.options.conflicts !== "ask" ? mergeOfKeptOnce(patch, rebuilt.since) : undefined;
     if (merged) {
       this.confirmed = target;
-      this.replaceLocal(mergeLines(patch.expected, merged, this.local), "early", merged);
+      this.replaceLocal(mergeLines(patch.expected, merged, this.local), "early", target.lines);
       return;
     }
     await this.moveBase(patch.expected, target);

@@ -59,14 +59,10 @@ export function textEdits(before: readonly string[], ops: readonly NormalizedOp[
  */
 export type Slide = "early" | "late";
 
-/*
- * `source`, when given, is the text the pieces put in were taken from: the service's side of a
- * merge (merge-text.ts). A piece that could be whole words at two places (" Tuesday v" put in after
- * "Monday v", which could also be " v Tuesday" after "Monday": the two " v" look alike) is placed
- * where it reads as it does in that text, since the merge put it in as it found it there. Without
- * that, a cursor after the local " v" would be taken for one after the other, and the next letter
- * typed there would land in the other person's word.
- */
+/** How far a pure insert is slid, each way, looking for where it reads as in the merge's source. */
+const MAX_SOURCE_SLIDE = 200;
+/** How many places of it are looked up in the source at most. */
+const MAX_SOURCE_LOOKUPS = 8;
 
 /**
  * The edits that turn `old`, found at `from`, into `next`: common ends cut off (the end first for
@@ -100,14 +96,16 @@ function diffed(from: number, old: string, next: string, slide: Slide, source: s
   const newMiddle = next.slice(prefix, next.length - suffix);
   const start = from + prefix;
   const whole: TextEdit[] = [{ from: start, to: start + oldMiddle.length, insert: newMiddle }];
-  if (newMiddle.length === 0 || oldMiddle.length + newMiddle.length > MAX_DIFFED) return whole;
-  // A pure insert needs no diff, but it may still slide (" Tuesday v" put in after "Monday v").
-  const diffedChanges: Change[] | undefined =
-    oldMiddle.length === 0 ? [{ value: Array.from(newMiddle), added: true }] : diffArrays(Array.from(oldMiddle), Array.from(newMiddle), { maxEditLength: MAX_EDIT_LENGTH });
+  if (oldMiddle.length === 0 && newMiddle.length > 0 && source !== undefined) {
+    const at = asInSource(next, prefix, newMiddle.length, slide, source);
+    if (at !== prefix) return [{ from: from + at, to: from + at, insert: next.slice(at, at + newMiddle.length) }];
+  }
+  if (oldMiddle.length === 0 || newMiddle.length === 0 || oldMiddle.length + newMiddle.length > MAX_DIFFED) return whole;
+  const diffedChanges = diffArrays(Array.from(oldMiddle), Array.from(newMiddle), { maxEditLength: MAX_EDIT_LENGTH });
   if (diffedChanges === undefined) return whole;
   // The common ends take part in the slide: an insert may slide into them.
   const ends = (text: string): Change[] => (text.length > 0 ? [{ value: Array.from(text) }] : []);
-  const changes = slid([...ends(old.slice(0, prefix)), ...diffedChanges, ...ends(old.slice(old.length - suffix))], slide, source);
+  const changes = slid([...ends(old.slice(0, prefix)), ...diffedChanges, ...ends(old.slice(old.length - suffix))], slide);
   const edits: TextEdit[] = [];
   let cursor = from;
   for (const change of changes) {
@@ -127,6 +125,34 @@ function diffed(from: number, old: string, next: string, slide: Slide, source: s
   return edits;
 }
 
+/**
+ * Where a pure insert of `length` at `at` in `next` goes when a merge put it in from `source` (the
+ * service's side; docs/editing-protocol.md, "What the editor gets"): where it is, unless its text
+ * is nowhere in `source` while another place it can slide to over the same characters is whole
+ * words and is. Two people's words that end alike make such a pair: " Tuesday v" put in after
+ * "Monday v" cuts as "day v Tues" after "Mon", or could be " v Tuesday" after "Monday"; only the
+ * service's " Tuesday v" is what the other person typed. Were it taken for " v Tuesday", a cursor
+ * after the local " v" would be after theirs, and the next letter would land in their word.
+ * Bounded: MAX_SOURCE_SLIDE places each way, MAX_SOURCE_LOOKUPS lookups.
+ */
+function asInSource(next: string, at: number, length: number, slide: Slide, source: string): number {
+  if (source.includes(next.slice(at, at + length))) return at;
+  const places: number[] = [];
+  // Left while the character before the insert is its last one, right while the one after it is its first.
+  for (let p = at, steps = 0; p > 0 && steps < MAX_SOURCE_SLIDE && next[p - 1] === next[p + length - 1]; steps++) places.push(--p);
+  places.reverse();
+  for (let p = at, steps = 0; p + length < next.length && steps < MAX_SOURCE_SLIDE && next[p + length] === next[p]; steps++) places.push(++p);
+  if (slide === "late") places.reverse();
+  const whole = (p: number) => /^[ \t]$/.test(next[p]!) && !/^[ \t]$/.test(next[p + length - 1]!) && !isLowSurrogate(next.charCodeAt(p)) && !isLowSurrogate(next.charCodeAt(p + length));
+  let lookups = 0;
+  for (const p of places) {
+    if (!whole(p)) continue;
+    if (++lookups > MAX_SOURCE_LOOKUPS) break;
+    if (source.includes(next.slice(p, p + length))) return p;
+  }
+  return at;
+}
+
 interface Change {
   value: string[];
   added?: boolean;
@@ -140,10 +166,9 @@ interface Change {
  * Of several such places, or none, the earliest ("early") or latest ("late"). The diff alone may
  * cut one insert in two around a kept character ("Plan  C" to "Plan B2  C" as "B2" and " " on
  * either side of a blank), which would leave a cursor typing after the first blank on the wrong
- * side of " B2"; placed, it is one insert, " B2" after "Plan". Of several places where it is whole
- * words, one where it reads as in `source` is taken first (see Slide).
+ * side of " B2"; placed, it is one insert, " B2" after "Plan".
  */
-function slid(changes: readonly Change[], slide: Slide, source: string | undefined): Change[] {
+function slid(changes: readonly Change[], slide: Slide): Change[] {
   // One entry per character, kept, put in or taken out; "late" is "early" on the reversed list.
   const marks: Array<{ kind: "keep" | "add" | "remove"; char: string }> = [];
   for (const change of changes) for (const char of change.value) marks.push({ kind: change.added ? "add" : change.removed ? "remove" : "keep", char });
@@ -153,12 +178,9 @@ function slid(changes: readonly Change[], slide: Slide, source: string | undefin
     marks[add] = { kind: "add", char: marks[add]!.char };
     marks[keep] = { kind: "keep", char: marks[keep]!.char };
   };
-  const textOf = (first: number, last: number) => {
-    const chars = marks.slice(first, last + 1).map((mark) => mark.char);
-    return (late ? chars.reverse() : chars).join("");
-  };
   const wholeWords = (first: number, last: number) => {
-    const text = textOf(first, last);
+    const chars = marks.slice(first, last + 1).map((mark) => mark.char);
+    const text = (late ? chars.reverse() : chars).join("");
     return /^[ \t]/.test(text) && !/[ \t]$/.test(text);
   };
   let k = 0;
@@ -188,10 +210,9 @@ function slid(changes: readonly Change[], slide: Slide, source: string | undefin
     ) {
       most++;
     }
-    const places: number[] = [];
-    for (let step = 0; step <= most; step++) if (wholeWords(first + step, last + step)) places.push(step);
-    const steps = places.length > 1 && source !== undefined ? (places.find((step) => source.includes(textOf(first + step, last + step))) ?? places[0]!) : (places[0] ?? -1);
-    if (steps >= 0) {
+    let steps = 0;
+    while (steps <= most && !wholeWords(first + steps, last + steps)) steps++;
+    if (steps <= most) {
       for (let t = 0; t < steps; t++) swap(last + t + 1, first + t);
       first += steps;
       last += steps;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Backoff, sleep, withTimeout } from "../../src/client/backoff.js";
+import { Backoff, RetryNow, earlyEnd, sleep, withTimeout } from "../../src/client/backoff.js";
 import { adoptPersisted, carryOver, mergeMineWins, toPersisted } from "../../src/client/carry-over.js";
 import { retryAfter } from "../../src/client/http.js";
 import { randomClientId } from "../../src/client/index.js";
@@ -42,6 +42,29 @@ describe("sleep and withTimeout", () => {
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
     await expect(withTimeout(controller.signal, 60_000, () => new Promise(() => undefined))).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("end early when RetryNow fires, never before the Retry-After, and a fire with no wait ends the next one soon after", async () => {
+    const signal = new AbortController().signal;
+    const now = new RetryNow();
+    const started = performance.now();
+    const plain = sleep(60_000, signal, earlyEnd(now, undefined));
+    const retryAfter = sleep(60_000, signal, earlyEnd(now, 0.3));
+    now.fire();
+    await plain;
+    expect(performance.now() - started).toBeLessThan(250);
+    await retryAfter;
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // Fired while nothing waited (a request under way): the next wait ends at once, the one after does not.
+    now.fire();
+    await sleep(60_000, signal, earlyEnd(now, undefined));
+    const controller = new AbortController();
+    const later = sleep(60_000, controller.signal, earlyEnd(now, undefined));
+    const settled = await Promise.race([later.then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("waiting"), 100))]);
+    expect(settled).toBe("waiting");
+    controller.abort();
+    await expect(later).rejects.toMatchObject({ name: "AbortError" });
   });
 
   it("gives up on a task that ignores its signal after the timeout, with a TimeoutError", async () => {

@@ -53,10 +53,11 @@ describe("textEdits", () => {
     const theirs = "  [ ] Announce Monda Tuesday v";
     const ops = diffLines(mine, merged);
     expect(textEdits(mine, ops, "early", theirs)).toEqual([{ from: 23, to: 23, insert: " Tuesday v" }]);
-    // Without the service's side the earliest place is taken, as for any other slide.
-    expect(textEdits(mine, ops)).toEqual([{ from: 21, to: 21, insert: " v Tuesday" }]);
-    // Where only one place is whole words, the service's side changes nothing.
-    expect(textEdits(["Plan  C"], diffLines(["Plan  C"], ["Plan B2  C"]), "early", "Plan B2 C")).toEqual([{ from: 4, to: 4, insert: " B2" }]);
+    // Without the service's side the insert is cut where the common ends leave it.
+    expect(textEdits(mine, ops)).toEqual([{ from: 18, to: 18, insert: "day v Tues" }]);
+    // Where the insert reads as in the service's text already, it stays: "the " typed before "there".
+    expect(textEdits(["there is"], diffLines(["there is"], ["the there is"]), "early", "the there is")).toEqual([{ from: 0, to: 0, insert: "the " }]);
+    expect(textEdits(["Buy eggs"], diffLines(["Buy eggs"], ["Buy milk eggs"]), "late", "Buy milk eggs")).toEqual([{ from: 4, to: 4, insert: "milk " }]);
   });
 
   it("never cuts a surrogate pair", () => {
@@ -66,10 +67,19 @@ describe("textEdits", () => {
   it("turns the text before into the text after, sorted and without overlaps", () => {
     const textArb = fc.array(fc.constantFrom("a", "b", " ", "\n", "😀", "é"), { maxLength: 30 }).map((chars) => chars.join(""));
     fc.assert(
-      fc.property(textArb, textArb, (before, after) => {
+      fc.property(textArb, textArb, textArb, (before, after, source) => {
         const edits = editsOf(before, after);
+        const ops = diffLines(splitLines(before), splitLines(after));
         expect(apply(before, edits)).toBe(joinLines(splitLines(after)));
-        expect(apply(before, textEdits(splitLines(before), diffLines(splitLines(before), splitLines(after)), "late"))).toBe(joinLines(splitLines(after)));
+        expect(apply(before, textEdits(splitLines(before), ops, "late"))).toBe(joinLines(splitLines(after)));
+        // Placed after a merge's source, or the text after itself as one, the edits still give it exactly.
+        for (const from of [source, after]) {
+          for (const slide of ["early", "late"] as const) {
+            const placed = textEdits(splitLines(before), ops, slide, from);
+            expect(apply(before, placed)).toBe(joinLines(splitLines(after)));
+            placed.forEach((edit, k) => expect(k === 0 || placed[k - 1]!.to <= edit.from).toBe(true));
+          }
+        }
         edits.forEach((edit, k) => {
           expect(edit.from).toBeLessThanOrEqual(edit.to);
           if (k > 0) expect(edits[k - 1]!.to).toBeLessThanOrEqual(edit.from);
