@@ -41,46 +41,42 @@ export class Backoff {
   }
 }
 
-/** How long a fire() that found no wait still ends the next one (a request under way when it came may fail just after). */
-const RETRY_NOW_REMEMBERED_MS = 10_000;
-
 /**
  * Ends the waits between retries at once, for a caller who knows the next attempt may now work
  * (the browser is back online): each wait bound to it ends when it fires, but not before the
- * Retry-After it was given (the service asked for that much). A fire that found no wait ends the
- * first wait bound within RETRY_NOW_REMEMBERED_MS after it.
+ * Retry-After it was given (the service asked for that much). A loop notes {@link fires} before
+ * each attempt: a fire that came while the attempt was under way ends the wait after it at once.
  */
 export class RetryNow {
   private readonly waiting = new Set<() => void>();
-  private firedAt = -Infinity;
-
-  constructor(private readonly clock: () => number = () => globalThis.performance?.now() ?? Date.now()) {}
+  /** How many times it fired. */
+  fires = 0;
 
   fire(): void {
-    if (this.waiting.size === 0) this.firedAt = this.clock();
+    this.fires++;
     for (const resolve of [...this.waiting]) resolve();
   }
 
-  /** Calls `resolve` on the next fire() (at once, soon after a fire that found no wait); the returned function unbinds it. */
+  /** Calls `resolve` on the next fire(); the returned function unbinds it. */
   bind(resolve: () => void): () => void {
     this.waiting.add(resolve);
-    if (this.clock() - this.firedAt < RETRY_NOW_REMEMBERED_MS) {
-      this.firedAt = -Infinity;
-      queueMicrotask(resolve);
-    }
     return () => this.waiting.delete(resolve);
   }
 }
 
-/** What may end a wait early: `now` firing, though never before `atLeastMs` (a Retry-After's wait). */
+/**
+ * What may end a wait early: `now` firing, though never before `atLeastMs` (a Retry-After's wait);
+ * at once when it fired since its count was `seen` (while the failed attempt was under way).
+ */
 export interface EarlyEnd {
   now: RetryNow | undefined;
   atLeastMs: number;
+  seen: number;
 }
 
-/** The wait after a failure that said `retryAfterSeconds` (if any), bound to `now`. */
-export function earlyEnd(now: RetryNow | undefined, retryAfterSeconds: number | undefined): EarlyEnd {
-  return { now, atLeastMs: (retryAfterSeconds ?? 0) * 1000 };
+/** The wait after an attempt begun when `now` had fired `seen` times, which failed saying `retryAfterSeconds` (if any). */
+export function earlyEnd(now: RetryNow | undefined, seen: number, retryAfterSeconds: number | undefined): EarlyEnd {
+  return { now, seen, atLeastMs: (retryAfterSeconds ?? 0) * 1000 };
 }
 
 /**
@@ -107,13 +103,13 @@ export function sleep(ms: number, signal: AbortSignal, early?: EarlyEnd): Promis
       done();
       reject(abortError());
     };
-    const unbind =
-      early?.now?.bind(() => {
-        if (finished) return;
-        until = Math.min(until, started + early.atLeastMs);
-        clearTimeout(timer);
-        wait(Math.max(0, until - clock()));
-      }) ?? (() => false);
+    const endEarly = () => {
+      if (finished || !early) return;
+      until = Math.min(until, started + early.atLeastMs);
+      clearTimeout(timer);
+      wait(Math.max(0, until - clock()));
+    };
+    const unbind = early?.now?.bind(endEarly) ?? (() => false);
     const wait = (delay: number) => {
       timer = setTimeout(() => {
         const left = until - clock();
@@ -124,6 +120,7 @@ export function sleep(ms: number, signal: AbortSignal, early?: EarlyEnd): Promis
     };
     signal.addEventListener("abort", onAbort, { once: true });
     wait(ms);
+    if (early?.now && early.now.fires > early.seen) endEarly();
   });
 }
 

@@ -225,7 +225,7 @@ export abstract class DocumentState implements LiveDocument {
 
   /**
    * `slide`: where the change's character edits place text that could slide (core/text-edits.ts);
-   * `theirs`: for a merge, the service's side, where the text put in was taken from.
+   * `theirs`: for a merge with local edits, the service's side, where the text put in was taken from.
    */
   protected replaceLocal(lines: string[], slide: Slide = "early", theirs?: readonly string[]): void {
     const previousText = this.localText;
@@ -233,7 +233,7 @@ export abstract class DocumentState implements LiveDocument {
     const previous = this.local;
     this.local = lines;
     this.localText = text;
-    if (text !== previousText) this.changed("remote", previous, previousText, slide, theirs && joinLines(theirs));
+    if (text !== previousText) this.changed("remote", previous, previousText, slide, theirs && slide === "early" ? linesNotIn(theirs, previous) : undefined);
   }
 
   private changed(origin: TextChange["origin"], previous: string[], previousText: string, slide: Slide = "early", source?: string): TextEdit[] {
@@ -298,4 +298,14 @@ export abstract class DocumentState implements LiveDocument {
   }
 
   abstract rename(title: string): Promise<void>;
+}
+
+/**
+ * The lines of `theirs` that `mine` does not have, joined: where a merge's text put into `mine`
+ * came from, and only there (the rest of the document could hold the same words elsewhere).
+ */
+function linesNotIn(theirs: readonly string[], mine: readonly string[]): string | undefined {
+  const had = new Set(mine);
+  const changed = theirs.filter((line) => !had.has(line));
+  return changed.length > 0 ? changed.join("\n") : undefined;
 }

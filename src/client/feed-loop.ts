@@ -36,6 +36,7 @@ export async function runFeed(options: FeedLoopOptions): Promise<void> {
   const backoff = new Backoff(options.retry);
   const timeoutMs = options.waitSeconds * 1000 + FEED_GRACE_MS;
   while (!options.signal.aborted) {
+    const seen = options.now?.fires ?? 0;
     try {
       const since = options.since();
       const answer = await withTimeout(options.signal, timeoutMs, (signal) =>
@@ -48,7 +49,7 @@ export async function runFeed(options: FeedLoopOptions): Promise<void> {
       if (options.signal.aborted) return;
       options.failing(true, error instanceof Error ? error : new Error(String(error)));
       const retryAfter = error instanceof FolioError ? error.retryAfterSeconds : undefined;
-      await sleep(backoff.next(retryAfter), options.signal, earlyEnd(options.now, retryAfter)).catch(() => undefined);
+      await sleep(backoff.next(retryAfter), options.signal, earlyEnd(options.now, seen, retryAfter)).catch(() => undefined);
     }
   }
 }

@@ -25,6 +25,7 @@ export function isRetryable(error: unknown): boolean {
 export async function untilAnswered<T>(context: RetryContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const backoff = new Backoff(context.retry);
   for (;;) {
+    const seen = context.now?.fires ?? 0;
     try {
       const answer = await withTimeout(context.signal, context.timeoutMs, call);
       context.failing(false);
@@ -36,7 +37,7 @@ export async function untilAnswered<T>(context: RetryContext, call: (signal: Abo
       }
       context.failing(true);
       const retryAfter = error instanceof FolioError ? error.retryAfterSeconds : undefined;
-      await sleep(backoff.next(retryAfter), context.signal, earlyEnd(context.now, retryAfter));
+      await sleep(backoff.next(retryAfter), context.signal, earlyEnd(context.now, seen, retryAfter));
     }
   }
 }

@@ -63,6 +63,8 @@ export type Slide = "early" | "late";
 const MAX_SOURCE_SLIDE = 200;
 /** How many places of it are looked up in the source at most. */
 const MAX_SOURCE_LOOKUPS = 8;
+/** A longer pure insert is left where it is cut (a paste, not two people's words at one point). */
+const MAX_SOURCE_INSERT = 1_000;
 
 /**
  * The edits that turn `old`, found at `from`, into `next`: common ends cut off (the end first for
@@ -96,7 +98,7 @@ function diffed(from: number, old: string, next: string, slide: Slide, source: s
   const newMiddle = next.slice(prefix, next.length - suffix);
   const start = from + prefix;
   const whole: TextEdit[] = [{ from: start, to: start + oldMiddle.length, insert: newMiddle }];
-  if (oldMiddle.length === 0 && newMiddle.length > 0 && source !== undefined) {
+  if (oldMiddle.length === 0 && newMiddle.length > 0 && newMiddle.length <= MAX_SOURCE_INSERT && source !== undefined) {
     const at = asInSource(next, prefix, newMiddle.length, slide, source);
     if (at !== prefix) return [{ from: from + at, to: from + at, insert: next.slice(at, at + newMiddle.length) }];
   }
@@ -133,7 +135,9 @@ function diffed(from: number, old: string, next: string, slide: Slide, source: s
  * "Monday v" cuts as "day v Tues" after "Mon", or could be " v Tuesday" after "Monday"; only the
  * service's " Tuesday v" is what the other person typed. Were it taken for " v Tuesday", a cursor
  * after the local " v" would be after theirs, and the next letter would land in their word.
- * Bounded: MAX_SOURCE_SLIDE places each way, MAX_SOURCE_LOOKUPS lookups.
+ * Bounded: inserts up to MAX_SOURCE_INSERT, MAX_SOURCE_SLIDE places each way, MAX_SOURCE_LOOKUPS lookups.
+ * The caller passes as `source` only the service's lines the local text lacks, so words found
+ * elsewhere in the document do not count.
  */
 function asInSource(next: string, at: number, length: number, slide: Slide, source: string): number {
   if (source.includes(next.slice(at, at + length))) return at;

@@ -56,11 +56,12 @@ describe("two people typing the same thing at one point at once", () => {
   });
 
   it("leaves the cursor after its own word when the other person's words end alike, so the next key lands in its own", async () => {
-    const id = await document("a\nAnnounce Monda");
+    // The first line holds Bob's words in the other order: only the lines Ann lacks tell where his came from.
+    const id = await document("Call v Tuesday.\nAnnounce Monda");
     const gate = latch();
     const { doc, net } = await live(id);
     const other = (await live(id)).doc;
-    let cursor = 16;
+    let cursor = 30;
     const remote: TextChange[] = [];
     doc.on("change", (change) => {
       if (change.origin !== "remote") return;
@@ -69,19 +70,19 @@ describe("two people typing the same thing at one point at once", () => {
     });
     // Ann's "y v" is held on its way; Bob's " Tuesday v" reaches the service first.
     net.hook = (request) => (request.method === "PATCH" || request.path.includes("/changes") ? { kind: "hold", until: gate.promise } : undefined);
-    doc.setText("a\nAnnounce Monday v");
-    cursor = 19;
+    doc.setText("Call v Tuesday.\nAnnounce Monday v");
+    cursor = 33;
     expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
-    other.setText("a\nAnnounce Monda Tuesday v");
+    other.setText("Call v Tuesday.\nAnnounce Monda Tuesday v");
     await other.whenSynced(5_000);
     gate.open();
-    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce Monday v Tuesday v");
+    expect(await converged(s.client, id, [doc, other])).toBe("Call v Tuesday.\nAnnounce Monday v Tuesday v");
     // The merge kept Ann's word first. " v Tuesday" put in after "Monday" gives the same text, but
     // would leave her cursor after Bob's " v": Bob's words go in after hers, as he typed them.
-    expect(remote.map((change) => change.edits)).toEqual([[{ from: 19, to: 19, insert: " Tuesday v" }]]);
-    expect(cursor).toBe(19);
+    expect(remote.map((change) => change.edits)).toEqual([[{ from: 33, to: 33, insert: " Tuesday v" }]]);
+    expect(cursor).toBe(33);
     doc.setText(doc.text.slice(0, cursor) + "ia" + doc.text.slice(cursor));
-    expect(await converged(s.client, id, [doc, other])).toBe("a\nAnnounce Monday via Tuesday v");
+    expect(await converged(s.client, id, [doc, other])).toBe("Call v Tuesday.\nAnnounce Monday via Tuesday v");
   });
 
   it("sends a blank typed at the end of a line with the next key, or once no key followed for blankHoldMs", async () => {

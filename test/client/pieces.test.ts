@@ -44,23 +44,25 @@ describe("sleep and withTimeout", () => {
     await expect(withTimeout(controller.signal, 60_000, () => new Promise(() => undefined))).rejects.toMatchObject({ name: "AbortError" });
   });
 
-  it("end early when RetryNow fires, never before the Retry-After, and a fire with no wait ends the next one soon after", async () => {
+  it("end early when RetryNow fires, never before the Retry-After, and at once after a fire during the attempt", async () => {
     const signal = new AbortController().signal;
     const now = new RetryNow();
     const started = performance.now();
-    const plain = sleep(60_000, signal, earlyEnd(now, undefined));
-    const retryAfter = sleep(60_000, signal, earlyEnd(now, 0.3));
+    const plain = sleep(60_000, signal, earlyEnd(now, now.fires, undefined));
+    const retryAfter = sleep(60_000, signal, earlyEnd(now, now.fires, 0.3));
     now.fire();
     await plain;
     expect(performance.now() - started).toBeLessThan(250);
     await retryAfter;
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
     expect(performance.now() - started).toBeLessThan(5_000);
-    // Fired while nothing waited (a request under way): the next wait ends at once, the one after does not.
+    // An attempt begun before a fire (the fire came while it was under way): its wait ends at once.
+    const seen = now.fires;
     now.fire();
-    await sleep(60_000, signal, earlyEnd(now, undefined));
+    await sleep(60_000, signal, earlyEnd(now, seen, undefined));
+    // An attempt begun after every fire waits, until it is aborted.
     const controller = new AbortController();
-    const later = sleep(60_000, controller.signal, earlyEnd(now, undefined));
+    const later = sleep(60_000, controller.signal, earlyEnd(now, now.fires, undefined));
     const settled = await Promise.race([later.then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("waiting"), 100))]);
     expect(settled).toBe("waiting");
     controller.abort();
