@@ -80,15 +80,16 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   update();
   doc.on("title", setTitle);
   // The document's key was changed: this link's key no longer opens it.
-  doc.on("title", (title) => title === UNREADABLE_TITLE && (doc.close(), showKeyProblem(root, "wrong", true)));
+  // Back online: poll at once, not after the backoff of the last failed poll.
+  const retryNow = () => doc.retryNow();
+  window.addEventListener("online", retryNow);
+  doc.on("title", (title) => title === UNREADABLE_TITLE && (window.removeEventListener("online", retryNow), doc.close(), showKeyProblem(root, "wrong", true)));
   doc.on("status", update);
   doc.on("deleted", update);
   doc.on("restored", update);
   doc.on("revoked", update);
   window.addEventListener("offline", update);
   window.addEventListener("online", update);
-  // Back online: poll at once, not after the backoff of the last failed poll.
-  window.addEventListener("online", () => doc.retryNow());
   editor.view.contentDOM.focus();
 
   closeWithPage(() => doc.close());
