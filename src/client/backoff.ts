@@ -49,11 +49,15 @@ export class Backoff {
  */
 export class RetryNow {
   private readonly waiting = new Set<() => void>();
+  private count = 0;
+
   /** How many times it fired. */
-  fires = 0;
+  get fires(): number {
+    return this.count;
+  }
 
   fire(): void {
-    this.fires++;
+    this.count++;
     for (const resolve of [...this.waiting]) resolve();
   }
 
