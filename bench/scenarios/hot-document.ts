@@ -7,7 +7,7 @@ import { cpuPerRequestUs, describeStatuses, loadBound, runClosedLoop, type Close
 const CLIENTS = 50;
 /** Targets: accepted patches/s at least this times the bare SQLite-write route's rate… */
 const MIN_VS_SQLITE_WRITE = 2.0;
-/** …CPU per accepted patch at most this times the bare JSON route's CPU per request… */
+/** …CPU per accepted patch at most this times the bare JSON POST route's CPU per request (the issue's floor: a patch's body in, a hot-document answer out)… */
 const MAX_CPU_VS_JSON = 2.0;
 /** …and PostgreSQL's rate at least this times SQLite's. */
 const MIN_PG_VS_SQLITE = 0.8;
@@ -128,16 +128,17 @@ async function measure(context: BenchContext, id: string, title: string, documen
         threshold: `≥ ${MIN_VS_SQLITE_WRITE.toFixed(1)}`,
         met: serviceRate / writeRate >= MIN_VS_SQLITE_WRITE,
       });
-      if (runs.json!.length > 0) {
+      if (runs.echo!.length > 0) {
+        // Against the bare JSON POST route, as the target is set (the GET route's figure is reported beside it).
         const patchCpu = median(runs.service!.map(cpuPerRequestUs));
-        const jsonCpu = median(runs.json!.map(cpuPerRequestUs));
+        const postCpu = median(runs.echo!.map(cpuPerRequestUs));
         result.targets.push({
           id: "hot-cpu-per-patch",
-          label: `hot document (${context.backend}): server CPU per accepted patch vs the bare JSON route's CPU per request`,
-          measured: `${formatNumber(patchCpu)} / ${formatNumber(jsonCpu)} µs`,
-          value: patchCpu / jsonCpu,
+          label: `hot document (${context.backend}): server CPU per accepted patch vs the bare JSON POST route's CPU per request`,
+          measured: `${formatNumber(patchCpu)} / ${formatNumber(postCpu)} µs`,
+          value: patchCpu / postCpu,
           threshold: `≤ ${MAX_CPU_VS_JSON.toFixed(1)}`,
-          met: patchCpu / jsonCpu <= MAX_CPU_VS_JSON,
+          met: patchCpu / postCpu <= MAX_CPU_VS_JSON,
         });
       }
       if (sqliteService) {
