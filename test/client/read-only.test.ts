@@ -157,6 +157,22 @@ describe("openReadOnly", () => {
     expect(net.calls("GET", "/changes").length).toBeGreaterThanOrEqual(2);
   });
 
+  it("waits out a Retry-After of its feed even when retryNow() is called", async () => {
+    const { readId } = await shared();
+    const net = recordingFetch();
+    net.hook = (request) =>
+      request.path.includes("/changes") && net.calls("GET", "/changes").length === 1
+        ? { kind: "answer", status: 503, headers: { "retry-after": "2" }, body: { type: "urn:folio:problem:x", title: "busy", status: 503, detail: "later", instance: "/" } }
+        : undefined;
+    const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, FAST);
+    followers.push(doc);
+    await until("the follower to see its poll refused", () => doc.status === "offline");
+    doc.retryNow();
+    await until("the follower to poll again", () => net.calls("GET", "/changes").length >= 2, 5_000);
+    const [refused, next] = net.calls("GET", "/changes");
+    expect(next!.at - refused!.at).toBeGreaterThanOrEqual(2_000);
+  });
+
   it("rejects with a FolioError 404 for an unknown link and for a deleted document", async () => {
     const { id, readId } = await shared();
     await s.client.deleteDocument(id);
