@@ -79,10 +79,10 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   setTitle(doc.title);
   update();
   doc.on("title", setTitle);
-  // The document's key was changed: this link's key no longer opens it.
   // Back online: poll at once, not after the backoff of the last failed poll.
   const retryNow = () => doc.retryNow();
   window.addEventListener("online", retryNow);
+  // The document's key was changed: this link's key no longer opens it.
   doc.on("title", (title) => title === UNREADABLE_TITLE && (window.removeEventListener("online", retryNow), doc.close(), showKeyProblem(root, "wrong", true)));
   doc.on("status", update);
   doc.on("deleted", update);
