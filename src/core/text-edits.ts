@@ -147,7 +147,8 @@ function asInSource(next: string, at: number, length: number, slide: Slide, sour
   places.reverse();
   for (let p = at, steps = 0; p + length < next.length && steps < MAX_SOURCE_SLIDE && next[p + length] === next[p]; steps++) places.push(++p);
   if (slide === "late") places.reverse();
-  const whole = (p: number) => /^[ \t]$/.test(next[p]!) && !/^[ \t]$/.test(next[p + length - 1]!) && !isLowSurrogate(next.charCodeAt(p)) && !isLowSurrogate(next.charCodeAt(p + length));
+  // Starting with a blank, it cuts no surrogate pair at its start; the character after it must not be a pair's second half.
+  const whole = (p: number) => /^[ \t]$/.test(next[p]!) && !/^[ \t]$/.test(next[p + length - 1]!) && !isLowSurrogate(next.charCodeAt(p + length));
   let lookups = 0;
   for (const p of places) {
     if (!whole(p)) continue;
