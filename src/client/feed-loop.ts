@@ -31,6 +31,8 @@ const FEED_GRACE_MS = 15_000;
 /**
  * The feed loop: long polls `GET …/changes?since=<confirmed version>` until the signal fires. A 204
  * asks again at once; an error waits with backoff and jitter (honouring Retry-After) and tries again.
+ * The first poll after an error asks with `wait=0`: it is answered at once, so the loop knows it is
+ * back (and says so) when the network is, not after a long poll's whole wait with nothing new.
  */
 export async function runFeed(options: FeedLoopOptions): Promise<void> {
   const backoff = new Backoff(options.retry);
@@ -39,9 +41,8 @@ export async function runFeed(options: FeedLoopOptions): Promise<void> {
     const seen = options.now?.fires ?? 0;
     try {
       const since = options.since();
-      const answer = await withTimeout(options.signal, timeoutMs, (signal) =>
-        options.client.changes(options.id, { since, wait: options.waitSeconds }, signal),
-      );
+      const wait = backoff.attempts > 0 ? 0 : options.waitSeconds;
+      const answer = await withTimeout(options.signal, timeoutMs, (signal) => options.client.changes(options.id, { since, wait }, signal));
       if (backoff.attempts > 0) options.failing(false);
       backoff.reset();
       if (answer) await options.deliver(answer);

@@ -172,6 +172,23 @@ describe("the feed loop of a live document", () => {
     expect(titles).toEqual(["Renamed"]);
   });
 
+  it("is no longer offline as soon as a poll gets through after failing: the polls after a failure ask with wait=0", async () => {
+    const id = await document("a");
+    const { doc, net } = await served.live(id, { waitSeconds: 20 });
+    let feedDown = true;
+    net.hook = (request) => (feedDown && request.path.includes("/changes") && net.calls("GET", "/changes").length > 1 ? { kind: "fail-before" } : undefined);
+    // The first poll (20 s) answers this change; the polls after it fail.
+    await s.client.replaceDocument(id, { title: "T", content: "a\nb" });
+    expect(await waitUntil(() => doc.status === "offline", { maxMs: 5_000 })).toBe(true);
+    feedDown = false;
+    // Nothing new: a long poll of 20 s would keep it offline for the whole test.
+    expect(await waitUntil(() => doc.status === "synced" && net.calls("GET", "/changes").at(-1)?.path.includes("wait=20") === true, { maxMs: 3_000 })).toBe(true);
+    const waits = net.calls("GET", "/changes").map((call) => new URL(call.path, "http://x").searchParams.get("wait"));
+    expect([waits.slice(0, 2), waits.slice(-2)]).toEqual([["20", "20"], ["0", "20"]]);
+    expect(waits.slice(2, -2).every((wait) => wait === "0")).toBe(true);
+    expect(doc.text).toBe("a\nb");
+  });
+
   it("records a milestone with saveMilestone", async () => {
     const id = await document("a");
     const { doc, net } = await live(id);

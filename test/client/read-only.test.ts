@@ -157,6 +157,23 @@ describe("openReadOnly", () => {
     expect(net.calls("GET", "/changes").length).toBeGreaterThanOrEqual(2);
   });
 
+  it("is live again as soon as a poll gets through after failing, not after a long poll's wait: that poll asks with wait=0", async () => {
+    const { readId } = await shared();
+    const net = recordingFetch();
+    let failing = true;
+    net.hook = (request) => (failing && request.path.includes("/changes") ? { kind: "fail-before" } : undefined);
+    // Long polls of 20 s and nothing new: only a poll answered at once makes it live within the test.
+    const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, { waitSeconds: 20, retry: { initialMs: 40_000, maxMs: 40_000 } });
+    followers.push(doc);
+    await until("the follower to see its poll fail", () => doc.status === "offline");
+    failing = false;
+    doc.retryNow();
+    await until("the follower to be live again", () => doc.status === "live", 3_000);
+    await until("the follower to long poll again", () => net.calls("GET", "/changes").length === 3, 3_000);
+    const waits = net.calls("GET", "/changes").map((call) => new URL(call.path, "http://x").searchParams.get("wait"));
+    expect(waits).toEqual(["20", "0", "20"]);
+  });
+
   it("waits out a Retry-After of its feed even when retryNow() is called", async () => {
     const { readId } = await shared();
     const net = recordingFetch();
