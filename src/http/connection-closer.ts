@@ -27,7 +27,10 @@ export function closeConnectionsOnShutdown(app: FastifyInstance): void {
 
   app.server.on("connection", (socket: Socket) => {
     inFlight.set(socket, new Set());
-    socket.once("close", () => inFlight.delete(socket));
+    // `on`, not `once`, here and below: each of these events comes once anyway, and `once` wraps
+    // every listener in a bound function and its state, held for as long as the connection or the
+    // request (an editor's long poll) is open.
+    socket.on("close", () => inFlight.delete(socket));
     // Until the listener closes, a connection can still arrive during the drain: its request gets
     // the 503 below, but a connection that sends nothing must not hold the shutdown.
     if (closing) setTimeout(() => inFlight.get(socket)?.size === 0 && socket.destroy(), LATE_CONNECTION_MS).unref();
@@ -45,8 +48,8 @@ export function closeConnectionsOnShutdown(app: FastifyInstance): void {
       responses.delete(response);
       if (closing && responses.size === 0) socket.end();
     };
-    response.once("finish", finished);
-    response.once("close", finished);
+    response.on("finish", finished);
+    response.on("close", finished);
   });
   // Fastify's own answer to a request during close is a bare JSON 503; this one is problem+json.
   app.addHook("onRequest", (request, reply, done) => {

@@ -1,5 +1,5 @@
 import type { Store } from "../storage/store.js";
-import type { ChangeHub } from "./change-hub.js";
+import type { ChangeHub, WakeReason } from "./change-hub.js";
 import { ChangesSince, type ChangeFeedView } from "./changes-since.js";
 import type { Clock } from "./clock.js";
 import type { HeadTexts } from "./document-text.js";
@@ -31,15 +31,50 @@ export interface ChangeFeedOptions {
   events?: ServiceEvents;
 }
 
+/** Told once, when a poll ends: with its answer (`undefined`: nothing new, 204) or with why it failed. */
+export type PollDone = (error: Error | undefined, answer: ChangeFeedView | undefined) => void;
+
+/**
+ * One poll under way: what the feed's loop needs between its steps. A poll is held for as long as
+ * a long poll waits, so its state is this one object and one wait in the hub, not async functions
+ * suspended on promises (each of those is held too, and the young generation copies all of it:
+ * docs/architecture.md, "The change feed").
+ */
+class Poll {
+  /** The version the last wake-up was for; undefined until the first. */
+  wokenFor: number | undefined;
+  /** Ends the current wait in the hub; undefined when the poll may not wait. */
+  cancel: (() => void) | undefined;
+  /** A store read is under way: a wake-up that comes meanwhile is kept in `woke` until it ends. */
+  reading = false;
+  woke: WakeReason | undefined;
+  finished = false;
+  /** Handed to the hub for every wait of this poll. */
+  readonly wake: (reason: WakeReason) => void;
+
+  constructor(
+    readonly id: string,
+    readonly since: number,
+    readonly deadline: number,
+    readonly departure: Departure | undefined,
+    readonly done: PollDone,
+    onWake: (poll: Poll, reason: WakeReason) => void,
+  ) {
+    this.wake = (reason) => onWake(this, reason);
+  }
+}
+
 /**
  * The long-polling change feed. It works on the history, not on the live document: a deleted
  * document still delivers its DELETED event. A request with nothing new waits on the hub until a
  * change wakes it or its time runs out. Whether a poll reads the store, and which read it shares,
- * is decided in one place (feed-reads.ts); this loop only carries it out.
+ * is decided in one place (feed-reads.ts); this loop only carries it out: {@link step} on arrival
+ * and after each wake-up, {@link readDone} when its read ends, {@link woken} when its wait ends.
  */
 export class ChangeFeed {
   private readonly reads: FeedReads<ChangeFeedView>;
   private readonly sharing: SharedReads<ChangeFeedView>;
+  private readonly onWake = (poll: Poll, reason: WakeReason) => this.woken(poll, reason);
 
   constructor(private readonly options: ChangeFeedOptions) {
     const kept = new KeptDiffs<ChangeFeedView>(options.clock, options.policy);
@@ -49,42 +84,79 @@ export class ChangeFeed {
   }
 
   /** The changes since `since`, waiting up to `waitSeconds` (clamped) for one; `undefined` means none (204). */
-  async changes(id: string, since: number, waitSeconds: number, departure?: Departure): Promise<ChangeFeedView | undefined> {
-    const answer = await this.answer(id, since, waitSeconds, departure);
-    this.options.events?.feedAnswer(answer === undefined ? "none" : answer.ops ? "ops" : "content");
-    return answer;
+  changes(id: string, since: number, waitSeconds: number, departure?: Departure): Promise<ChangeFeedView | undefined> {
+    return new Promise((resolve, reject) => this.poll(id, since, waitSeconds, departure, (error, answer) => (error === undefined ? resolve(answer) : reject(error))));
   }
 
-  private async answer(id: string, since: number, waitSeconds: number, departure?: Departure): Promise<ChangeFeedView | undefined> {
-    const { hub, clock } = this.options;
-    const deadline = clock.now() + Math.min(waitSeconds, this.options.maxWaitSeconds) * 1000;
-    // The version the last wake-up was for; undefined until the first.
-    let wokenFor: number | undefined;
-    for (;;) {
-      const remaining = deadline - clock.now();
-      const mayWait = remaining > 0 && !departure?.gone;
-      const step = this.reads.next(id, since, mayWait, wokenFor);
-      if (step.kind === "kept") return step.answer;
-      // Registered before the read, so that a commit between the read and the wait is not missed.
-      const wait = mayWait ? hub.wait(id, since, remaining) : undefined;
-      if (wait && departure) departure.onGone = wait.cancel;
-      let answer: ChangeFeedView | undefined;
-      try {
-        if (step.kind === "shared") answer = await this.sharing.shared(id, since, step.version);
-        else if (step.kind === "joined") answer = await this.sharing.joined(id, since);
-        // "wait" reads nothing; only a poll that may wait is told to, so `wait` is registered.
-      } catch (error) {
-        wait?.cancel();
-        throw error;
-      }
-      if (answer || !wait) {
-        wait?.cancel();
-        return answer;
-      }
-      const reason = await wait.reason;
-      if (reason.kind !== "changed") return undefined;
-      this.options.events?.feedWakeup();
-      wokenFor = reason.version;
+  /** {@link changes}, told to `done` instead of a promise: what the feed route holds while it waits. */
+  poll(id: string, since: number, waitSeconds: number, departure: Departure | undefined, done: PollDone): void {
+    const deadline = this.options.clock.now() + Math.min(waitSeconds, this.options.maxWaitSeconds) * 1000;
+    this.attempt(new Poll(id, since, deadline, departure, done, this.onWake));
+  }
+
+  /** A step that throws fails the poll (after ending its wait), as a rejection would. */
+  private attempt(poll: Poll): void {
+    try {
+      this.step(poll);
+    } catch (error) {
+      this.fail(poll, error);
     }
   }
+
+  private step(poll: Poll): void {
+    const remaining = poll.deadline - this.options.clock.now();
+    const mayWait = remaining > 0 && !poll.departure?.gone;
+    const step = this.reads.next(poll.id, poll.since, mayWait, poll.wokenFor);
+    if (step.kind === "kept") return this.finish(poll, undefined, step.answer);
+    poll.reading = true;
+    poll.woke = undefined;
+    // Registered before the read, so that a commit between the read and the wait is not missed.
+    poll.cancel = mayWait ? this.options.hub.wait(poll.id, poll.since, remaining, poll.wake) : undefined;
+    if (poll.cancel && poll.departure) poll.departure.onGone = poll.cancel;
+    // "wait" reads nothing; only a poll that may wait is told to, so a wait is registered.
+    if (step.kind === "wait") return this.readDone(poll, undefined);
+    const read = step.kind === "shared" ? this.sharing.shared(poll.id, poll.since, step.version) : this.sharing.joined(poll.id, poll.since);
+    read.then(
+      (answer) => this.readDone(poll, answer),
+      (error: unknown) => this.fail(poll, error),
+    );
+  }
+
+  private readDone(poll: Poll, answer: ChangeFeedView | undefined): void {
+    poll.reading = false;
+    if (answer || !poll.cancel) {
+      poll.cancel?.();
+      return this.finish(poll, undefined, answer);
+    }
+    if (poll.woke) this.woken(poll, poll.woke);
+  }
+
+  private woken(poll: Poll, reason: WakeReason): void {
+    if (poll.finished) return;
+    if (poll.reading) {
+      poll.woke = reason;
+      return;
+    }
+    if (reason.kind !== "changed") return this.finish(poll, undefined, undefined);
+    this.options.events?.feedWakeup();
+    poll.wokenFor = reason.version;
+    this.attempt(poll);
+  }
+
+  private fail(poll: Poll, error: unknown): void {
+    poll.cancel?.();
+    this.finish(poll, asError(error), undefined);
+  }
+
+  private finish(poll: Poll, error: Error | undefined, answer: ChangeFeedView | undefined): void {
+    if (poll.finished) return;
+    poll.finished = true;
+    if (error === undefined) this.options.events?.feedAnswer(answer === undefined ? "none" : answer.ops ? "ops" : "content");
+    poll.done(error, answer);
+  }
+}
+
+/** What a poll fails with: the error thrown, or one that carries a thrown non-error as its cause. */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error("the change feed failed", { cause: error });
 }

@@ -12,11 +12,14 @@ interface Waiter {
 /** How many documents' newest notified versions the hub remembers (the oldest noted is forgotten first). */
 export const KNOWN_HEADS = 10_000;
 
-/** One registered wait: its outcome, and a way to end it early. */
-export interface Wait {
-  readonly reason: Promise<WakeReason>;
-  readonly cancel: () => void;
-}
+/** Told once, when a wait ends, why it ended. */
+export type Wake = (reason: WakeReason) => void;
+
+/** Ends a wait early (its `wake` is told "aborted"); once it ended, a call does nothing. */
+export type CancelWait = () => void;
+
+/** What {@link ChangeHub.wait} returns for a wait the closed hub refuses: nothing to end. */
+const NOTHING_TO_CANCEL: CancelWait = () => undefined;
 
 /**
  * Wakes the waiters of one document when it changes. A wake is only a hint that the store has
@@ -54,35 +57,38 @@ export class ChangeHub {
 
   /**
    * Registers a wait, at once, until `documentId` changes past `since`, `timeoutMs` passes, the
-   * wait is cancelled or the hub closes. Register before reading the store, so that no commit
-   * falls between the two.
+   * wait is cancelled or the hub closes; `wake` is then called once with the reason, in a microtask
+   * (so that it may wait again at once: the hub is not in the middle of a wake-up loop then, and the
+   * window a notice opens is open). Register before reading the store,
+   * so that no commit falls between the two. A callback rather than a promise: a wait is held for as
+   * long as a long poll, and a promise with its resolvers (and the async functions suspended on it)
+   * would be that much more memory per held poll, for the young generation to copy.
    */
-  wait(documentId: string, since: number, timeoutMs: number): Wait {
-    if (this.closed) return { reason: Promise.resolve({ kind: "closed" }), cancel: () => undefined };
-    let cancel: () => void = () => undefined;
-    const reason = new Promise<WakeReason>((resolve) => {
-      let set = this.waiters.get(documentId);
-      if (!set) {
-        set = new Set();
-        this.waiters.set(documentId, set);
-      }
-      const waiters = set;
-      const timer = this.clock.timer(timeoutMs, () => waiter.settle({ kind: "timeout" }));
-      this.timers++;
-      const waiter: Waiter = {
-        since,
-        settle: (reason) => {
-          if (!waiters.delete(waiter)) return;
-          if (waiters.size === 0 && this.waiters.get(documentId) === waiters) this.waiters.delete(documentId);
-          timer.cancel();
-          this.timers--;
-          resolve(reason);
-        },
-      };
-      waiters.add(waiter);
-      cancel = () => waiter.settle({ kind: "aborted" });
-    });
-    return { reason, cancel };
+  wait(documentId: string, since: number, timeoutMs: number, wake: Wake): CancelWait {
+    if (this.closed) {
+      queueMicrotask(() => wake({ kind: "closed" }));
+      return NOTHING_TO_CANCEL;
+    }
+    let waiters = this.waiters.get(documentId);
+    if (!waiters) {
+      waiters = new Set();
+      this.waiters.set(documentId, waiters);
+    }
+    const set = waiters;
+    const timer = this.clock.timer(timeoutMs, () => waiter.settle({ kind: "timeout" }));
+    this.timers++;
+    const waiter: Waiter = {
+      since,
+      settle: (reason) => {
+        if (!set.delete(waiter)) return;
+        if (set.size === 0 && this.waiters.get(documentId) === set) this.waiters.delete(documentId);
+        timer.cancel();
+        this.timers--;
+        queueMicrotask(() => wake(reason));
+      },
+    };
+    set.add(waiter);
+    return () => waiter.settle({ kind: "aborted" });
   }
 
   /**

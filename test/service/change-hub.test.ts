@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { ChangeHub, KNOWN_HEADS } from "../../src/service/change-hub.js";
+import { ChangeHub, KNOWN_HEADS, type WakeReason } from "../../src/service/change-hub.js";
 import { ManualClock } from "../support/manual-clock.js";
 
 // The hub's timers (a wait's time-out, a window's end) run on a ManualClock: they fire when a test moves it.
@@ -7,6 +7,13 @@ import { ManualClock } from "../support/manual-clock.js";
 const DOC = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
 const OTHER = "8c1d2e3f-4a5b-4c6d-8e7f-901234567890";
 const IDLE = { documents: 0, waiters: 0, timers: 0 };
+
+/** A wait of the hub with its wake-up as a promise. */
+function waitOn(hub: ChangeHub, documentId: string, since: number, timeoutMs: number): { reason: Promise<WakeReason>; cancel: () => void } {
+  let wake: (reason: WakeReason) => void = () => undefined;
+  const reason = new Promise<WakeReason>((resolve) => (wake = resolve));
+  return { reason, cancel: hub.wait(documentId, since, timeoutMs, wake) };
+}
 
 describe("ChangeHub", () => {
   let clock: ManualClock;
@@ -16,7 +23,7 @@ describe("ChangeHub", () => {
 
   it("wakes a waiter with the version of a commit past its since, and forgets it", async () => {
     const hub = new ChangeHub({ clock });
-    const wait = hub.wait(DOC, 3, 60_000);
+    const wait = waitOn(hub, DOC, 3, 60_000);
     expect(hub.stats()).toEqual({ documents: 1, waiters: 1, timers: 1 });
 
     hub.notify(DOC, 4);
@@ -27,7 +34,7 @@ describe("ChangeHub", () => {
 
   it("does not wake a waiter for a commit it already has, nor for another document", async () => {
     const hub = new ChangeHub({ clock });
-    const wait = hub.wait(DOC, 5, 60_000);
+    const wait = waitOn(hub, DOC, 5, 60_000);
     let settled = false;
     void wait.reason.then(() => (settled = true));
 
@@ -45,7 +52,7 @@ describe("ChangeHub", () => {
 
   it("wakes every waiter with version 0 when notices may have been lost", async () => {
     const hub = new ChangeHub({ clock });
-    const waits = [hub.wait(DOC, 7, 60_000), hub.wait(OTHER, 1, 60_000)];
+    const waits = [waitOn(hub, DOC, 7, 60_000), waitOn(hub, OTHER, 1, 60_000)];
 
     hub.wakeAll();
 
@@ -58,9 +65,9 @@ describe("ChangeHub", () => {
 
   it("ends a wait when its time runs out, it is cancelled, or the hub closes", async () => {
     const hub = new ChangeHub({ clock });
-    const timedOut = hub.wait(DOC, 0, 1);
-    const aborted = hub.wait(DOC, 0, 60_000);
-    const closed = hub.wait(OTHER, 0, 60_000);
+    const timedOut = waitOn(hub, DOC, 0, 1);
+    const aborted = waitOn(hub, DOC, 0, 60_000);
+    const closed = waitOn(hub, OTHER, 0, 60_000);
 
     aborted.cancel();
     expect(await aborted.reason).toEqual({ kind: "aborted" });
@@ -69,17 +76,17 @@ describe("ChangeHub", () => {
     hub.close();
     expect(await closed.reason).toEqual({ kind: "closed" });
     expect(hub.stats()).toEqual(IDLE);
-    expect(await hub.wait(DOC, 0, 60_000).reason).toEqual({ kind: "closed" });
+    expect(await waitOn(hub, DOC, 0, 60_000).reason).toEqual({ kind: "closed" });
   });
 
   it("wakes a busy document's waiters at once, then gathers the commits of the window that follows", async () => {
     const hub = new ChangeHub({ msPerWaiter: 1, maxCoalesceMs: 250, clock });
-    const first = Array.from({ length: 10 }, () => hub.wait(DOC, 3, 60_000));
+    const first = Array.from({ length: 10 }, () => waitOn(hub, DOC, 3, 60_000));
 
     hub.notify(DOC, 4);
     expect(await Promise.all(first.map((wait) => wait.reason))).toEqual(Array.from({ length: 10 }, () => ({ kind: "changed", version: 4 })));
 
-    const second = Array.from({ length: 10 }, () => hub.wait(DOC, 4, 60_000));
+    const second = Array.from({ length: 10 }, () => waitOn(hub, DOC, 4, 60_000));
     let settled = 0;
     for (const wait of second) void wait.reason.then(() => settled++);
     hub.notify(DOC, 6);
@@ -92,15 +99,17 @@ describe("ChangeHub", () => {
     expect(hub.stats()).toEqual(IDLE);
   });
 
-  it("wakes a few waiters at once, without a window", () => {
+  it("wakes a few waiters at once, without a window", async () => {
     const hub = new ChangeHub({ msPerWaiter: 0.2, maxCoalesceMs: 250, clock });
-    const wait = hub.wait(DOC, 1, 60_000);
+    const wait = waitOn(hub, DOC, 1, 60_000);
     let settled = false;
     void wait.reason.then(() => (settled = true));
 
     hub.notify(DOC, 2);
+    // The clock stands still: a window's timer would not have fired.
+    await new Promise((resolve) => setImmediate(resolve));
 
-    return Promise.resolve().then(() => expect(settled).toBe(true));
+    expect(settled).toBe(true);
   });
 
   it("knows the newest version noticed per document, also without waiters and during a window", async () => {
@@ -113,10 +122,10 @@ describe("ChangeHub", () => {
     expect([hub.knownVersion(DOC), hub.knownVersion(OTHER)]).toEqual([3, 1]);
 
     // Commits gathered in a window are known at once, before the window's wake-up.
-    const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 3, 60_000));
+    const waits = Array.from({ length: 5 }, () => waitOn(hub, DOC, 3, 60_000));
     hub.notify(DOC, 4);
     await Promise.all(waits.map((wait) => wait.reason));
-    const held = Array.from({ length: 5 }, () => hub.wait(DOC, 4, 60_000));
+    const held = Array.from({ length: 5 }, () => waitOn(hub, DOC, 4, 60_000));
     hub.notify(DOC, 5);
     expect(hub.knownVersion(DOC)).toBe(5);
     clock.advance(5);
@@ -125,14 +134,14 @@ describe("ChangeHub", () => {
 
   it("tells which since values only the open window has news for: from the version that opened it up to before the newest it gathered", async () => {
     const hub = new ChangeHub({ msPerWaiter: 1, maxCoalesceMs: 250, clock });
-    const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 3, 60_000));
+    const waits = Array.from({ length: 5 }, () => waitOn(hub, DOC, 3, 60_000));
     expect(hub.gathers(DOC, 3)).toBe(false);
 
     hub.notify(DOC, 4);
     await Promise.all(waits.map((wait) => wait.reason));
     // Open, but nothing gathered yet: nobody at 4 or past it has news.
     expect([3, 4, 5].map((since) => hub.gathers(DOC, since))).toEqual([false, false, false]);
-    const waiting = hub.wait(DOC, 4, 60_000);
+    const waiting = waitOn(hub, DOC, 4, 60_000);
     hub.notify(DOC, 6);
     expect([3, 4, 5, 6, 7].map((since) => hub.gathers(DOC, since))).toEqual([false, true, true, false, false]);
     expect(hub.gathers(OTHER, 4)).toBe(false);
@@ -166,10 +175,10 @@ describe("ChangeHub", () => {
 
   it("drops a held-back wake-up when it closes", async () => {
     const hub = new ChangeHub({ msPerWaiter: 1, maxCoalesceMs: 250, clock });
-    const early = Array.from({ length: 5 }, () => hub.wait(DOC, 0, 60_000));
+    const early = Array.from({ length: 5 }, () => waitOn(hub, DOC, 0, 60_000));
     hub.notify(DOC, 1);
     await Promise.all(early.map((wait) => wait.reason));
-    const waits = Array.from({ length: 5 }, () => hub.wait(DOC, 1, 60_000));
+    const waits = Array.from({ length: 5 }, () => waitOn(hub, DOC, 1, 60_000));
     hub.notify(DOC, 2);
 
     hub.close();

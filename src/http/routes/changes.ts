@@ -27,7 +27,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
         },
       },
     },
-    async (request, reply) =>
-      replies.send(reply, (departure) => feed.changes(request.params.documentId, request.query.since, request.query.wait ?? 25, departure)),
+    // Not async: the answer is sent from the poll's callback (feed-reply.ts), nothing is held meanwhile.
+    (request, reply) => replies.send(reply, (departure, done) => feed.poll(request.params.documentId, request.query.since, request.query.wait ?? 25, departure, done)),
   );
 };

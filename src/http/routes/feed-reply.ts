@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { ChangeFeedSchema } from "../../api/changes.js";
 import { examples } from "../../api/examples.js";
-import type { ChangeFeedView, Departure } from "../../service/change-feed.js";
+import type { ChangeFeedView, Departure, PollDone } from "../../service/change-feed.js";
 import { JSON_MEDIA } from "../openapi-answers.js";
 import { changeFeedJson } from "../ops-json.js";
 import { sendJsonText } from "./json-reply.js";
@@ -30,17 +30,23 @@ export class FeedReplies {
   /** The serialized body of each answer still in use. */
   private readonly bodies = new WeakMap<ChangeFeedView, Buffer>();
 
-  async send(reply: FastifyReply, poll: (departure: Departure) => Promise<ChangeFeedView | undefined>): Promise<FastifyReply> {
+  /**
+   * Answers `reply` with what `poll` tells its callback. Nothing here is an async function held
+   * while the poll waits: the route's handler returns at once, and the callback sends.
+   */
+  send(reply: FastifyReply, poll: (departure: Departure, done: PollDone) => void): void {
     // A client that goes away ends its wait at once: no waiter and no timer stay behind.
     const departure: { gone: boolean; onGone?: () => void } = { gone: false };
     const onClose = () => {
       departure.gone = true;
       departure.onGone?.();
     };
-    reply.raw.once("close", onClose);
-    try {
-      const answer = await poll(departure);
-      if (!answer) return reply.code(204).send(null);
+    // `on`, not `once`: "close" comes once, and `once` would hold a bound wrapper for the whole wait.
+    reply.raw.on("close", onClose);
+    poll(departure, (error, answer) => {
+      reply.raw.off("close", onClose);
+      if (error) return void reply.send(error);
+      if (!answer) return void reply.code(204).send(null);
       // Waiters woken together (and polls that find the same head) share one answer object:
       // it is serialized once, and the same bytes are sent to each of them.
       let body = this.bodies.get(answer);
@@ -48,9 +54,7 @@ export class FeedReplies {
         body = Buffer.from(changeFeedJson(answer), "utf8");
         this.bodies.set(answer, body);
       }
-      return sendJsonText(reply, body);
-    } finally {
-      reply.raw.off("close", onClose);
-    }
+      void sendJsonText(reply, body);
+    });
   }
 }
