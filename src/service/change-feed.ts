@@ -38,7 +38,7 @@ export type PollDone = (error: Error | undefined, answer: ChangeFeedView | undef
  * One poll under way: what the feed's loop needs between its steps. A poll is held for as long as
  * a long poll waits, so its state is this one object and one wait in the hub, not async functions
  * suspended on promises (each of those is held too, and the young generation copies all of it:
- * docs/architecture.md, "The change feed").
+ * docs/architecture.md, "The long-poll path").
  */
 class Poll {
   /** The version the last wake-up was for; undefined until the first. */
@@ -95,8 +95,9 @@ export class ChangeFeed {
   }
 
   /** A step that throws fails the poll (after ending its wait), as a rejection would. */
-  private attempt(poll: Poll): void {
+  private attempt(poll: Poll, woken = false): void {
     try {
+      if (woken) this.options.events?.feedWakeup();
       this.step(poll);
     } catch (error) {
       this.fail(poll, error);
@@ -138,9 +139,8 @@ export class ChangeFeed {
       return;
     }
     if (reason.kind !== "changed") return this.finish(poll, undefined, undefined);
-    this.options.events?.feedWakeup();
     poll.wokenFor = reason.version;
-    this.attempt(poll);
+    this.attempt(poll, true);
   }
 
   private fail(poll: Poll, error: unknown): void {
@@ -148,10 +148,15 @@ export class ChangeFeed {
     this.finish(poll, asError(error), undefined);
   }
 
+  /** Tells the poll's `done` once, whatever happens (an observer that throws fails the poll instead). */
   private finish(poll: Poll, error: Error | undefined, answer: ChangeFeedView | undefined): void {
     if (poll.finished) return;
     poll.finished = true;
-    if (error === undefined) this.options.events?.feedAnswer(answer === undefined ? "none" : answer.ops ? "ops" : "content");
+    try {
+      if (error === undefined) this.options.events?.feedAnswer(answer === undefined ? "none" : answer.ops ? "ops" : "content");
+    } catch (thrown) {
+      return poll.done(asError(thrown), undefined);
+    }
     poll.done(error, answer);
   }
 }

@@ -3,6 +3,7 @@ import { Agent, fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChangeFeed } from "../../src/service/change-feed.js";
 import { ChangeHub } from "../../src/service/change-hub.js";
+import { ServiceEvents } from "../../src/service/observer.js";
 import { freshTestStore, type TestApp } from "../support/test-app.js";
 import { answerAB, feedAppPerTest, patchAB } from "../support/feed-app.js";
 import { checksum, createDocument, expectJson, JSON_TYPE } from "../support/http-expect.js";
@@ -83,6 +84,33 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
     // from the head cache without the head row was tried and measured: it answered the authors sooner
     // but more often, costing CPU; docs/benchmarks.md, "Commentary".)
     expect(counts.calls).toEqual({ document: 1, versions: 0, version: 0 });
+  });
+});
+
+describe("ChangeFeed when an observer throws", () => {
+  it("fails the poll with the observer's error, once it answered or once it was woken, and keeps no waiter", async () => {
+    const { app, client } = await started();
+    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
+    const hub = new ChangeHub();
+    const events = new ServiceEvents();
+    const broken = { answer: new Error("the answer's observer broke"), wakeup: new Error("the wake-up's observer broke") };
+    events.add({
+      feedAnswer: () => {
+        throw broken.answer;
+      },
+      feedWakeup: () => {
+        throw broken.wakeup;
+      },
+    });
+    const feed = new ChangeFeed({ store: app.store, texts: app.services.texts, policy: app.services.policy, hub, clock: app.clock, maxWaitSeconds: 60, events });
+
+    await expect(feed.changes(id, 0, 0)).rejects.toBe(broken.answer);
+    const woken = feed.changes(id, 1, 30);
+    await waitUntil(() => hub.stats().waiters === 1);
+    expectStatus(await client.patch(id, patchAB), 200);
+    hub.notify(id, 2);
+    await expect(woken).rejects.toBe(broken.wakeup);
+    expect(hub.stats()).toEqual(IDLE_HUB);
   });
 });
 

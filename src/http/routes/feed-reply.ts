@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { ChangeFeedSchema } from "../../api/changes.js";
 import { examples } from "../../api/examples.js";
-import type { ChangeFeedView, Departure, PollDone } from "../../service/change-feed.js";
+import { asError, type ChangeFeedView, type Departure, type PollDone } from "../../service/change-feed.js";
 import { JSON_MEDIA } from "../openapi-answers.js";
 import { changeFeedJson } from "../ops-json.js";
 import { sendJsonText } from "./json-reply.js";
@@ -45,16 +45,26 @@ export class FeedReplies {
     reply.raw.on("close", onClose);
     poll(departure, (error, answer) => {
       reply.raw.off("close", onClose);
-      if (error) return void reply.send(error);
-      if (!answer) return void reply.code(204).send(null);
-      // Waiters woken together (and polls that find the same head) share one answer object:
-      // it is serialized once, and the same bytes are sent to each of them.
-      let body = this.bodies.get(answer);
-      if (!body) {
-        body = Buffer.from(changeFeedJson(answer), "utf8");
-        this.bodies.set(answer, body);
+      // Called from a callback, not returned to Fastify: what throws here is sent as the handler's
+      // error would be, never left to end the process.
+      try {
+        this.answer(reply, error, answer);
+      } catch (thrown) {
+        void reply.send(asError(thrown));
       }
-      void sendJsonText(reply, body);
     });
+  }
+
+  private answer(reply: FastifyReply, error: Error | undefined, answer: ChangeFeedView | undefined): void {
+    if (error) return void reply.send(error);
+    if (!answer) return void reply.code(204).send(null);
+    // Waiters woken together (and polls that find the same head) share one answer object:
+    // it is serialized once, and the same bytes are sent to each of them.
+    let body = this.bodies.get(answer);
+    if (!body) {
+      body = Buffer.from(changeFeedJson(answer), "utf8");
+      this.bodies.set(answer, body);
+    }
+    void sendJsonText(reply, body);
   }
 }
