@@ -32,22 +32,28 @@ const FEED_GRACE_MS = 15_000;
  * The feed loop: long polls `GET …/changes?since=<confirmed version>` until the signal fires. A 204
  * asks again at once; an error waits with backoff and jitter (honouring Retry-After) and tries again.
  * The first poll after an error asks with `wait=0`: it is answered at once, so the loop knows it is
- * back (and says so) when the network is, not after a long poll's whole wait with nothing new.
+ * back (and says so) when the network is, not after a long poll's whole wait with nothing new. Only
+ * a long poll that succeeds resets the backoff: where quick requests pass but held ones fail (a proxy
+ * that cuts them), the retries still slow down, each quick poll bringing what is new meanwhile.
  */
 export async function runFeed(options: FeedLoopOptions): Promise<void> {
   const backoff = new Backoff(options.retry);
   const timeoutMs = options.waitSeconds * 1000 + FEED_GRACE_MS;
+  // The last poll failed: the next one asks with wait=0.
+  let recovering = false;
   while (!options.signal.aborted) {
     const seen = options.now?.fires ?? 0;
     try {
       const since = options.since();
-      const wait = backoff.attempts > 0 ? 0 : options.waitSeconds;
+      const wait = recovering ? 0 : options.waitSeconds;
       const answer = await withTimeout(options.signal, timeoutMs, (signal) => options.client.changes(options.id, { since, wait }, signal));
-      if (backoff.attempts > 0) options.failing(false);
-      backoff.reset();
+      if (recovering) options.failing(false);
+      else backoff.reset();
+      recovering = false;
       if (answer) await options.deliver(answer);
     } catch (error) {
       if (options.signal.aborted) return;
+      recovering = true;
       options.failing(true, error instanceof Error ? error : new Error(String(error)));
       const retryAfter = error instanceof FolioError ? error.retryAfterSeconds : undefined;
       await sleep(backoff.next(retryAfter), options.signal, earlyEnd(options.now, seen, retryAfter)).catch(() => undefined);

@@ -174,6 +174,22 @@ describe("openReadOnly", () => {
     expect(waits).toEqual(["20", "0", "20"]);
   });
 
+  it("backs off further while its long polls fail though its quick polls get through (a proxy that cuts held requests)", async () => {
+    const { readId } = await shared();
+    const net = recordingFetch();
+    net.hook = (request) => (request.path.includes("/changes") && request.path.includes("wait=20") ? { kind: "fail-before" } : undefined);
+    // Waits of 50-100, 100-200, then 200-400 ms: only a backoff that the quick polls do not reset.
+    const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, { waitSeconds: 20, retry: { initialMs: 100, maxMs: 10_000 } });
+    followers.push(doc);
+    const longPolls = () => net.calls("GET", "/changes").filter((call) => call.path.includes("wait=20"));
+    await until("four long polls", () => longPolls().length >= 4, 5_000);
+
+    const waits = net.calls("GET", "/changes").map((call) => new URL(call.path, "http://x").searchParams.get("wait"));
+    expect(waits.slice(0, 7)).toEqual(["20", "0", "20", "0", "20", "0", "20"]);
+    const [, , third, fourth] = longPolls();
+    expect(fourth!.at - third!.at).toBeGreaterThanOrEqual(200);
+  });
+
   it("waits out a Retry-After of its feed even when retryNow() is called", async () => {
     const { readId } = await shared();
     const net = recordingFetch();
