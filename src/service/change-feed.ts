@@ -31,7 +31,10 @@ export interface ChangeFeedOptions {
   events?: ServiceEvents;
 }
 
-/** Told once, when a poll ends: with its answer (`undefined`: nothing new, 204) or with why it failed. */
+/**
+ * Told once, when a poll ends: with its answer (`undefined`: nothing new, 204) or with why it failed.
+ * It must not throw: it is called from the hub's wake-up and from a read's settlement.
+ */
 export type PollDone = (error: Error | undefined, answer: ChangeFeedView | undefined) => void;
 
 /**

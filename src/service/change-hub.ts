@@ -12,7 +12,7 @@ interface Waiter {
 /** How many documents' newest notified versions the hub remembers (the oldest noted is forgotten first). */
 export const KNOWN_HEADS = 10_000;
 
-/** Told once, when a wait ends, why it ended. */
+/** Told once, when a wait ends, why it ended. It must not throw: it runs in a microtask of its own. */
 export type Wake = (reason: WakeReason) => void;
 
 /** Ends a wait early (its `wake` is told "aborted"); once it ended, a call does nothing. */
