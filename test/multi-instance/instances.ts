@@ -34,11 +34,14 @@ export interface Answer {
 /**
  * Service instances sharing one fresh PostgreSQL schema, as several processes behind a load
  * balancer would: nothing is shared between them but the database. They share one manual clock so
- * that times in answers are exact; traffic goes over real HTTP on loopback.
+ * that times in answers are exact; traffic goes over real HTTP on loopback. Its timers run on the wall
+ * clock: a long poll must run out and a feed's wake-up window must end on its own, as they do in
+ * production (with timers that fire only when a test moves the clock, a window opened by five waiters
+ * never ended, and the notices it swallowed left clients behind for good).
  */
 export class Cluster {
   readonly instances: Instance[] = [];
-  readonly clock = new ManualClock();
+  readonly clock = new ManualClock(undefined, { realTimers: true });
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
 
   private constructor(
