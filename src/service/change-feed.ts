@@ -4,8 +4,6 @@ import { ChangesSince, type ChangeFeedView } from "./changes-since.js";
 import type { Clock } from "./clock.js";
 import type { HeadTexts } from "./document-text.js";
 import { FeedReads } from "./feed-reads.js";
-import type { HistoryPolicy } from "./history-policy.js";
-import { KeptDiffs } from "./caches/kept-diffs.js";
 import type { ServiceEvents } from "./observer.js";
 import { SharedReads } from "./caches/shared-reads.js";
 
@@ -24,7 +22,6 @@ export interface Departure {
 export interface ChangeFeedOptions {
   store: Store;
   texts: HeadTexts;
-  policy: HistoryPolicy;
   hub: ChangeHub;
   clock: Clock;
   maxWaitSeconds: number;
@@ -75,14 +72,13 @@ class Poll {
  * and after each wake-up, {@link readDone} when its read ends, {@link woken} when its wait ends.
  */
 export class ChangeFeed {
-  private readonly reads: FeedReads<ChangeFeedView>;
+  private readonly reads: FeedReads;
   private readonly sharing: SharedReads<ChangeFeedView>;
   private readonly onWake = (poll: Poll, reason: WakeReason) => this.woken(poll, reason);
 
   constructor(private readonly options: ChangeFeedOptions) {
-    const kept = new KeptDiffs<ChangeFeedView>(options.clock, options.policy);
-    const changes = new ChangesSince(options.store, options.texts, kept);
-    this.reads = new FeedReads(options.hub, kept);
+    const changes = new ChangesSince(options.store, options.texts);
+    this.reads = new FeedReads(options.hub);
     this.sharing = new SharedReads((id, since) => changes.read(id, since));
   }
 
@@ -111,7 +107,6 @@ export class ChangeFeed {
     const remaining = poll.deadline - this.options.clock.now();
     const mayWait = remaining > 0 && !poll.departure?.gone;
     const step = this.reads.next(poll.id, poll.since, mayWait, poll.wokenFor);
-    if (step.kind === "kept") return this.finish(poll, undefined, step.answer);
     poll.reading = true;
     poll.woke = undefined;
     // Registered before the read, so that a commit between the read and the wait is not missed.

@@ -3,7 +3,6 @@ import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, Store, VersionSummary } from "../storage/store.js";
 import { documentNotFound } from "./documents.js";
 import type { HeadTexts } from "./document-text.js";
-import type { KeptDiffs } from "./caches/kept-diffs.js";
 
 /** One recorded version as the feed reports it. */
 export interface ChangeEventView {
@@ -26,14 +25,13 @@ export interface ChangeFeedView {
 /**
  * One read of the store for the feed: the head row, then the versions after `since` from the
  * writer's head cache while it holds the head and reaches back that far (HeadTexts.recentVersions),
- * else from the store. A diff kept for the head read answers instead of composing again, and a diff
- * composed here is kept (caches/kept-diffs.ts).
+ * else from the store. The polls that read together share this read and its answer
+ * (caches/shared-reads.ts).
  */
 export class ChangesSince {
   constructor(
     private readonly store: Store,
     private readonly texts: HeadTexts,
-    private readonly kept: KeptDiffs<ChangeFeedView>,
   ) {}
 
   /** What is new since `since` right now, or `undefined` when nothing is. */
@@ -49,8 +47,6 @@ export class ChangesSince {
     });
     if (since > head.version) return fullText([]);
 
-    const kept = this.kept.find(id, head.version, since);
-    if (kept) return kept;
     // The versions since `since` (and `since` itself, for its compaction) from memory when the
     // writer's cache holds this head; from the store otherwise.
     const inMemory = texts.recentVersions(head, Math.max(0, since - 1));
@@ -60,9 +56,7 @@ export class ChangesSince {
     const sinceRecord = inMemory ? inMemory[0] : await store.reads(id).version(since);
     if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
     const ops = composeChain(records.map((record) => record.ops ?? []));
-    const answer: ChangeFeedView = { fromVersion: since, currentVersion: head.version, ops, events };
-    this.kept.keep(id, head.version, since, sinceRecord.createdAt, answer);
-    return answer;
+    return { fromVersion: since, currentVersion: head.version, ops, events };
   }
 }
 

@@ -1,10 +1,7 @@
 import type { ChangeHub } from "./change-hub.js";
-import type { KeptAnswer, KeptDiffs } from "./caches/kept-diffs.js";
 
-/** What a poll does next: the four outcomes of {@link FeedReads.next}. */
-export type FeedStep<A> =
-  /** Answer now with a diff kept for the newest version noticed: no wait, no read. */
-  | { kind: "kept"; answer: A }
+/** What a poll does next: the three outcomes of {@link FeedReads.next}. */
+export type FeedStep =
   /** Wait without reading the store. */
   | { kind: "wait" }
   /** Read now, joining the requests with this `since` whose read has not yet read the head. */
@@ -17,11 +14,8 @@ const WAIT = { kind: "wait" } as const;
 const JOINED = { kind: "joined" } as const;
 
 /** When a poll reads the store: the one place that decides it (see {@link next}). */
-export class FeedReads<A extends KeptAnswer> {
-  constructor(
-    private readonly hub: ChangeHub,
-    private readonly kept: KeptDiffs<A>,
-  ) {}
+export class FeedReads {
+  constructor(private readonly hub: ChangeHub) {}
 
   /**
    * When does a poll read the store? Asked when a poll arrives (`wokenFor` undefined) and each time
@@ -30,26 +24,22 @@ export class FeedReads<A extends KeptAnswer> {
    *
    * 1. Woken by a commit past `since`: read once for this wake-up. The waiters that commit woke with
    *    the same `since` share one read (caches/shared-reads.ts, `shared`).
-   * 2. On arrival, when the hub noticed a version past `since` that the open window is not gathering
-   *    and a diff from `since` to that version is kept: answer with it, without waiting or reading
-   *    (caches/kept-diffs.ts).
-   * 3. When it may wait, and the hub says nothing can be new (`since` is the newest version noticed:
+   * 2. When it may wait, and the hub says nothing can be new (`since` is the newest version noticed:
    *    every commit is noticed once durable, so a later commit's notice is still to come and wakes
    *    the wait, or the reset after lost ones does), or what is new is being gathered by the
    *    document's open window (its end wakes the wait, so an author gets one answer per window, not
    *    one per poll): wait without reading.
-   * 4. Otherwise read at once, joined with the requests of this `since` whose read has not yet read
-   *    the head (caches/shared-reads.ts, `joined`). The read itself answers with a diff kept for the head
-   *    it finds, or reads the versions since (changes-since.ts).
+   * 3. Otherwise read at once, joined with the requests of this `since` whose read has not yet read
+   *    the head (caches/shared-reads.ts, `joined`; the read itself: changes-since.ts).
+   *
+   * (A fourth rule, answering on arrival from a diff kept for a moment by `since`, was measured in
+   * paired runs on the authors, open editors and feed fan-out scenarios, found flat in each, and
+   * removed: docs/benchmarks.md, the sixth session of 2026-11-26.)
    */
-  next(id: string, since: number, mayWait: boolean, wokenFor?: number): FeedStep<A> {
+  next(id: string, since: number, mayWait: boolean, wokenFor?: number): FeedStep {
     if (wokenFor !== undefined && wokenFor > since) return { kind: "shared", version: wokenFor };
     const known = this.hub.knownVersion(id);
     const gathered = known !== undefined && since < known && this.hub.gathers(id, since);
-    if (wokenFor === undefined && known !== undefined && since < known && !gathered) {
-      const answer = this.kept.find(id, known, since);
-      if (answer) return { kind: "kept", answer };
-    }
     if (mayWait && (since === known || gathered)) return WAIT;
     return JOINED;
   }

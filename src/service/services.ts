@@ -60,7 +60,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
   const texts = new HeadTexts({ store, cache, policy });
   const contentLimit = new ContentLimit(config.documents.maxContentBytes);
   const documents = new DocumentService({ store, writer, texts, contentLimit });
-  const feed = new ChangeFeed({ store, texts, policy, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds, events });
+  const feed = new ChangeFeed({ store, texts, hub, clock, maxWaitSeconds: config.feed.maxWaitSeconds, events });
   const unwatch = store.watchCommits({ commit: (notice) => hub.notify(notice.documentId, notice.version), reset: () => hub.wakeAll() });
   const compactor = new Compactor({
     store,

@@ -213,7 +213,7 @@ describe("GET /documents/{documentId}/changes with a compacted since", () => {
       const patch = { baseVersion: version, base: `v${version}`, seq: version, ...sender, ops: [{ op: "replace" as const, index: 0, count: 1, lines: [`v${version + 1}`] }] };
       expectStatus(await client.patch(id, patch), 200);
     }
-    // A moment before the versions may be compacted, the diff is computed (and kept for reuse).
+    // A moment before the versions may be compacted, the diff is computed.
     t.clock.advance(RETENTION_MS - 1);
     const diff = { fromVersion: 2, currentVersion: 4, ops: [{ op: "replace", index: 0, count: 1, lines: ["v4"] }], events: [synced(3), synced(4)] };
     expectJson(await client.changes(id, 2), 200, diff);

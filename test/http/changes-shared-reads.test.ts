@@ -64,7 +64,7 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
     expect(counts.calls).toEqual({ document: 3 });
   });
 
-  it("answers the polls that follow with the same since and head from one computed diff, without reading the store again", async () => {
+  it("answers each poll that follows with the same since from a read of its own: the head row, the versions from memory", async () => {
     const store = await freshTestStore();
     const counts = countCalls(store, ["document", "versions", "version"]);
     const { app, client } = await started({ store });
@@ -76,7 +76,10 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
 
     for (const answer of answers) expectJson(answer, 200, answerAB);
     expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
-    expect(counts.calls).toEqual({ document: 1, versions: 0, version: 0 });
+    // Polls one after the other share nothing (diffs kept for a moment by since were measured flat
+    // and removed: docs/benchmarks.md, sixth session of 2026-11-26); the versions come from the
+    // writer's head cache.
+    expect(counts.calls).toEqual({ document: 3, versions: 0, version: 0 });
     expect(app.services.hub.stats()).toEqual(IDLE_HUB);
 
     // A new head is a new answer.
@@ -90,21 +93,6 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
         { version: 3, changeType: "UPDATED", clientId: "c-ann" },
       ],
     });
-  });
-
-  it("computes a large diff again for every poll instead of keeping it", async () => {
-    const store = await freshTestStore();
-    const counts = countCalls(store, ["document"]);
-    const { app, client } = await started({ store });
-    const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
-    const line = "x".repeat(70_000);
-    expectStatus(await client.patch(id, { ...patchAB, ops: [{ op: "insert", index: 1, lines: [line] }] }), 200);
-    counts.reset();
-
-    const answers = [await client.changes(id, 1, 30), await client.changes(id, 1, 30)];
-
-    for (const answer of answers) expectJson(answer, 200, { ...answerAB, ops: [{ op: "insert", index: 1, lines: [line] }] });
-    expect(counts.calls).toEqual({ document: 2 });
   });
 });
 

@@ -40,7 +40,7 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
     // A feed of its own on the app's store, with a hub whose windows are long enough to watch
     // (200 ms per waiter, at most 1 s); the test tells it of the commits.
     const hub = new ChangeHub({ msPerWaiter: 200, maxCoalesceMs: 1000 });
-    const feed = new ChangeFeed({ store: app.store, texts: app.services.texts, policy: app.services.policy, hub, clock: app.clock, maxWaitSeconds: 60 });
+    const feed = new ChangeFeed({ store: app.store, texts: app.services.texts, hub, clock: app.clock, maxWaitSeconds: 60 });
     hub.notify(id, 1);
     const early = Array.from({ length: 5 }, () => feed.changes(id, 1, 30));
     await waitUntil(() => hub.stats().waiters === 5);
@@ -102,7 +102,7 @@ describe("ChangeFeed when an observer throws", () => {
         throw broken.wakeup;
       },
     });
-    const feed = new ChangeFeed({ store: app.store, texts: app.services.texts, policy: app.services.policy, hub, clock: app.clock, maxWaitSeconds: 60, events });
+    const feed = new ChangeFeed({ store: app.store, texts: app.services.texts, hub, clock: app.clock, maxWaitSeconds: 60, events });
 
     await expect(feed.changes(id, 0, 0)).rejects.toBe(broken.answer);
     const woken = feed.changes(id, 1, 30);

@@ -115,7 +115,7 @@ describePostgres("two instances on one PostgreSQL schema: feed wake-ups", () => 
     expect(b.store.listenerPid()).not.toBe(killed);
   });
 
-  it("answers a poll on B from the store when A committed past the version B noticed, and from one computed diff when it noticed", async () => {
+  it("answers a poll on B from the store when A committed past the version B noticed, and again from the store once it noticed", async () => {
     const { a, b } = cluster;
     const created = await createDocument(a, "a");
     await until("B to notice the creation", () => b.services.hub.knownVersion(created.id) === 1);
@@ -132,7 +132,9 @@ describePostgres("two instances on one PostgreSQL schema: feed wake-ups", () => 
     const readsBefore = reads.count;
     const again = await cluster.request(b, "GET", `${DOCUMENTS}/${created.id}/changes?since=1&wait=10`);
     expect({ status: again.status, body: again.body }).toEqual(feedAnswer("b", 1));
-    expect(reads.count).toBe(readsBefore);
+    // One read of the head: a poll behind the newest version noticed reads the store (diffs kept by
+    // since were measured flat and removed: docs/benchmarks.md, sixth session of 2026-11-26).
+    expect(reads.count).toBe(readsBefore + 1);
     expect(current.answered()).toBe(false);
 
     expect((await appendLine(a, created.id, 2, "a\nb", "c", 2)).status).toBe(200);
