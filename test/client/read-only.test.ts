@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createClient, openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument } from "../../src/client/index.js";
+import { createClient, openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument, type ReadOnlyOptions } from "../../src/client/index.js";
 import { caught, serveTestApp, type ServedApp } from "../support/client-harness.js";
-import { recordingFetch } from "../support/client-fetch.js";
+import { recordingFetch, type RecordingFetch } from "../support/client-fetch.js";
 import { checksum } from "../support/http-expect.js";
 import { until } from "../support/wait-until.js";
 
@@ -38,6 +38,22 @@ async function follow(readId: string): Promise<{ doc: ReadOnlyLiveDocument; chan
   doc.on("title", (title) => seen.push(`title ${title}`));
   for (const event of ["deleted", "restored", "revoked"] as const) doc.on(event, () => seen.push(event));
   return { doc, changes, seen };
+}
+
+/** A follower through a fetch whose feed polls fail until `recover()`, seen failing once. */
+async function followFailing(readId: string, options: ReadOnlyOptions): Promise<{ doc: ReadOnlyLiveDocument; net: RecordingFetch; recover: () => void }> {
+  const net = recordingFetch();
+  let failing = true;
+  net.hook = (request) => (failing && request.path.includes("/changes") ? { kind: "fail-before" } : undefined);
+  const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, options);
+  followers.push(doc);
+  await until("the follower to see its poll fail", () => doc.status === "offline");
+  return { doc, net, recover: () => (failing = false) };
+}
+
+/** The `wait` each feed poll asked with, in order. */
+function waitsAsked(net: RecordingFetch): (string | null)[] {
+  return net.calls("GET", "/changes").map((call) => new URL(call.path, "http://x").searchParams.get("wait"));
 }
 
 describe("createClient: read links", () => {
@@ -142,14 +158,9 @@ describe("openReadOnly", () => {
 
   it("polls again at once on retryNow(), not after the backoff of its failed poll", async () => {
     const { id, readId } = await shared();
-    const net = recordingFetch();
-    let failing = true;
-    net.hook = (request) => (failing && request.path.includes("/changes") ? { kind: "fail-before" } : undefined);
     // The wait after a failed poll is 20-40 s: only retryNow() ends it within the test.
-    const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, { waitSeconds: 2, retry: { initialMs: 40_000, maxMs: 40_000 } });
-    followers.push(doc);
-    await until("the follower to see its poll fail", () => doc.status === "offline");
-    failing = false;
+    const { doc, net, recover } = await followFailing(readId, { waitSeconds: 2, retry: { initialMs: 40_000, maxMs: 40_000 } });
+    recover();
     await s.client.patchContent(id, { baseVersion: 1, checksum: checksum("a"), clientId: "c-ann", seq: 1, ops: [{ op: "insert", index: 1, lines: ["b"] }] });
     expect(net.calls("GET", "/changes")).toHaveLength(1);
     doc.retryNow();
@@ -159,19 +170,13 @@ describe("openReadOnly", () => {
 
   it("is live again as soon as a poll gets through after failing, not after a long poll's wait: that poll asks with wait=0", async () => {
     const { readId } = await shared();
-    const net = recordingFetch();
-    let failing = true;
-    net.hook = (request) => (failing && request.path.includes("/changes") ? { kind: "fail-before" } : undefined);
     // Long polls of 20 s and nothing new: only a poll answered at once makes it live within the test.
-    const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, { waitSeconds: 20, retry: { initialMs: 40_000, maxMs: 40_000 } });
-    followers.push(doc);
-    await until("the follower to see its poll fail", () => doc.status === "offline");
-    failing = false;
+    const { doc, net, recover } = await followFailing(readId, { waitSeconds: 20, retry: { initialMs: 40_000, maxMs: 40_000 } });
+    recover();
     doc.retryNow();
     await until("the follower to be live again", () => doc.status === "live", 3_000);
     await until("the follower to long poll again", () => net.calls("GET", "/changes").length === 3, 3_000);
-    const waits = net.calls("GET", "/changes").map((call) => new URL(call.path, "http://x").searchParams.get("wait"));
-    expect(waits).toEqual(["20", "0", "20"]);
+    expect(waitsAsked(net)).toEqual(["20", "0", "20"]);
   });
 
   it("backs off further while its long polls fail though its quick polls get through (a proxy that cuts held requests)", async () => {
@@ -184,8 +189,7 @@ describe("openReadOnly", () => {
     const longPolls = () => net.calls("GET", "/changes").filter((call) => call.path.includes("wait=20"));
     await until("four long polls", () => longPolls().length >= 4, 5_000);
 
-    const waits = net.calls("GET", "/changes").map((call) => new URL(call.path, "http://x").searchParams.get("wait"));
-    expect(waits.slice(0, 7)).toEqual(["20", "0", "20", "0", "20", "0", "20"]);
+    expect(waitsAsked(net).slice(0, 7)).toEqual(["20", "0", "20", "0", "20", "0", "20"]);
     const [, , third, fourth] = longPolls();
     expect(fourth!.at - third!.at).toBeGreaterThanOrEqual(200);
   });
