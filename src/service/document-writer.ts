@@ -101,9 +101,7 @@ export class DocumentWriter {
         // Run again (the PostgreSQL store does when a commit it shared failed): the cached head's
         // compositions may have grown over versions that run staged, so it starts from the store.
         if (runs++ > 0) this.cache.delete(id);
-        // Where this writer makes every commit (Store.soleWriter), the entry it set holds the head row as stored.
-        const known = this.store.soleWriter ? this.cache.latest(id) : undefined;
-        working = await WorkingDocument.load(id, tx, this.policy, (version) => this.cache.get(id, version), known);
+        working = await WorkingDocument.load(id, tx, this.policy, (version) => this.cache.get(id, version));
         if (receipts.length > 0) await working.loadReceipts(receipts);
         const settled: PromiseSettledResult<unknown>[] = [];
         for (const item of batch) {

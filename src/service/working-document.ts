@@ -75,19 +75,13 @@ export class WorkingDocument implements TextSource {
     this.foreignOps = current?.foreignOps ?? new ForeignOps(RECENT_VERSIONS);
   }
 
-  /**
-   * Reads the head inside the exclusive section; the cached text is used when its version matches.
-   * `known`, an entry with the head row the writer committed last, stands for that read where no
-   * other writer can have moved the head since (Store.soleWriter).
-   */
+  /** Reads the head inside the exclusive section; the cached text is used when its version matches. */
   static async load(
     id: string,
     tx: DocumentTransaction,
     policy: WritePolicy,
     cached: (version: number) => CachedHead | undefined,
-    known?: CachedHead,
   ): Promise<WorkingDocument> {
-    if (known?.document && known.document.version === known.version) return new WorkingDocument(id, tx, policy, known.document, known);
     const head = await tx.document();
     return new WorkingDocument(id, tx, policy, head, head && cached(head.version));
   }
@@ -246,12 +240,11 @@ export class WorkingDocument implements TextSource {
   cacheEntry(): CachedHead | undefined {
     const current = this.current;
     if (!current) return undefined;
-    const document = this.head;
-    if (current.recent.length <= RECENT_VERSIONS) return { ...current, document, foreignOps: this.foreignOps };
+    if (current.recent.length <= RECENT_VERSIONS) return { ...current, foreignOps: this.foreignOps };
     const dropped = current.recent.length - RECENT_VERSIONS;
     let recentWeight = current.recentWeight;
     for (let index = 0; index < dropped; index++) recentWeight -= summaryWeight(current.recent[index]!);
-    return { ...current, document, recent: current.recent.slice(dropped), recentWeight, foreignOps: this.foreignOps };
+    return { ...current, recent: current.recent.slice(dropped), recentWeight, foreignOps: this.foreignOps };
   }
 
   // The batch's own copy of the newest versions, made at its first commit: the cached entry stays

@@ -199,13 +199,6 @@ export interface StoreStats {
  * version numbers stay dense and are never reused; readers see versions in commit order.
  */
 export interface Store {
-  /**
-   * True when nothing but this process changes the documents (a SQLite file, locked to one
-   * process): a document's head row is then the one this process's writer committed last, and the
-   * writer may take it from its head cache instead of reading it (docs/architecture.md, "The head
-   * cache"). False where other instances write too (PostgreSQL).
-   */
-  readonly soleWriter: boolean;
   /** The reads of one document, outside any write. */
   reads(id: string): DocumentReads;
   /** Every existing (not deleted) document, oldest first (by creation time, then id). */

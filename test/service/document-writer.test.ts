@@ -4,7 +4,6 @@ import { DocumentWriter } from "../../src/service/document-writer.js";
 import { HEAD_CACHE_CHARACTERS, HeadCache, RECENT_VERSIONS, summaryWeight } from "../../src/service/caches/head-cache.js";
 import type { WorkingDocument } from "../../src/service/working-document.js";
 import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import type { Store } from "../../src/storage/store.js";
 
 const ID = "5b0f8f3e-8f4a-4a57-9d55-0c8d3e1f2a01";
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
@@ -67,61 +66,5 @@ describe("DocumentWriter", () => {
     const cached = writer.cache.get(ID, total);
     expect(cached?.recent.map((v) => v.version)).toEqual(Array.from({ length: RECENT_VERSIONS }, (_, k) => total - RECENT_VERSIONS + 1 + k));
     expect(cached?.recentWeight).toBe(cached?.recent.reduce((sum, v) => sum + summaryWeight(v), 0));
-  });
-});
-
-describe("DocumentWriter's head row", () => {
-  /** Counts the head-row reads made inside `target`'s writes. */
-  function countRowReads(target: Store): { rows: number } {
-    const counted = { rows: 0 };
-    const write = target.write.bind(target);
-    target.write = (id, work, ahead) =>
-      write(id, (tx) => work({ ...tx, document: () => ((counted.rows += 1), tx.document()) }), ahead);
-    return counted;
-  }
-
-  const writerOn = (target: Store) =>
-    new DocumentWriter({
-      store: target,
-      policy: { now: () => T0, sha256: pureSha256Hex, pauseMs: 300_000, cutoff: () => T0 - 86_400_000 },
-      onCommitted: () => undefined,
-      cache: new HeadCache(HEAD_CACHE_CHARACTERS),
-    });
-
-  it("is taken from the head cache on a store it alone writes: only the first batch reads it", async () => {
-    const counted = countRowReads(store);
-    expect(store.soleWriter).toBe(true);
-
-    for (const line of ["a", "b", "c"]) await writer.submit(ID, put(line));
-
-    expect(counted.rows).toBe(1);
-    expect(await store.reads(ID).document()).toMatchObject({ version: 3, deleted: false });
-    expect((await writer.submit(ID, async (doc) => doc.text()))).toBe("c");
-  });
-
-  it("is read in every batch on a store that other instances write", async () => {
-    const shared: Store = Object.create(store, { soleWriter: { value: false } }) as Store;
-    const counted = countRowReads(shared);
-    const other = writerOn(shared);
-
-    for (const line of ["a", "b", "c"]) await other.submit(ID, put(line));
-
-    expect(counted.rows).toBe(3);
-    expect(await other.submit(ID, async (doc) => doc.document?.version)).toBe(3);
-  });
-
-  it("fails the batch, and writes nothing, when a second writer moved the head behind its cache's back; the next batch reads the row", async () => {
-    // Two writers on one SQLite store break the store's promise; the check of the stored head at the
-    // flush (sqlite-transaction.ts) keeps the history whole, and the failed batch drops the entry.
-    const second = writerOn(store);
-    await writer.submit(ID, put("a"));
-    await second.submit(ID, put("b"));
-
-    await expect(writer.submit(ID, put("c"))).rejects.toThrow(`appendVersion(2) on document ${ID}: the next version is 3`);
-    expect(await store.reads(ID).document()).toMatchObject({ version: 2 });
-
-    expect(await writer.submit(ID, put("d"))).toBe(3);
-    expect(await writer.submit(ID, async (doc) => doc.text())).toBe("d");
-    await second.idle();
   });
 });

@@ -1,5 +1,5 @@
 import type { NormalizedOp } from "../../core/normalized-op.js";
-import type { DocumentRecord, VersionSummary } from "../../storage/store.js";
+import type { VersionSummary } from "../../storage/store.js";
 import type { ForeignOps } from "./foreign-ops.js";
 
 /**
@@ -13,11 +13,6 @@ export const RECENT_VERSIONS = 4096;
 /** What the service keeps in memory of a document's newest text. */
 export interface CachedHead {
   version: number;
-  /**
-   * The head row the writer committed with this text (set by the writer, for a store with a sole
-   * writer: Store.soleWriter), so that its next batch need not read the row.
-   */
-  document?: DocumentRecord;
   /** The exact text: as sent for whole-text changes (CRLF kept), LF-joined lines after a patch. */
   text: string;
   lines: string[];
@@ -103,14 +98,6 @@ export class HeadCache {
    */
   atLeast(id: string, version: number): CachedHead | undefined {
     return this.lookup(id, version, false);
-  }
-
-  /**
-   * The entry of `id` whatever its version: only for a writer whose store has no other writer
-   * (Store.soleWriter), for which the newest entry it set is the stored head.
-   */
-  latest(id: string): CachedHead | undefined {
-    return this.lookup(id, 0, false);
   }
 
   private lookup(id: string, version: number, exact: boolean): CachedHead | undefined {

@@ -82,8 +82,6 @@ export class PostgresStore implements Store {
   private readonly inFlight = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
   readonly readLinks: PostgresReadLinks;
-  // Other instances commit to the same database: the head row is read in every write.
-  readonly soleWriter = false;
   private readonly writes: PostgresWrites;
 
   private constructor(

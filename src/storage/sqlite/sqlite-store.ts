@@ -34,8 +34,6 @@ export class SqliteStore implements Store {
   private readonly documentQueues = new Map<string, Promise<unknown>>();
   private closed = false;
   readonly readLinks: SqliteReadLinks;
-  // The file is locked to this process (file-lock.ts), whose one writer makes every commit.
-  readonly soleWriter = true;
 
   private constructor(
     private readonly db: Database,
