@@ -9,8 +9,6 @@ import { migrate } from "./sqlite-migrations.js";
  * checkpointing half as often more than pays for it (docs/benchmarks.md).
  */
 const WAL_CHECKPOINT_FRAMES = 20_000;
-/** SQLite's page cache, in KiB. */
-const PAGE_CACHE_KIB = 8 * 1024;
 /** Above this the WAL file is truncated back after a checkpoint (20,000 frames are about 21 MB; it grows past that when one 1 MB-text commit lands late). */
 const WAL_SIZE_LIMIT_BYTES = 24 * 1024 * 1024;
 
@@ -34,13 +32,8 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number }):
   // measurement is in docs/benchmarks.md#storage-measurements-behind-the-code.
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_FRAMES}`);
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  // The page cache: SQLite's default of 2 MB holds too little of the receipts' and versions' index
-  // pages once a hot document's history grows (a patch's receipt lookup then reads its B-tree pages
-  // from the OS on every patch). Not much more either: a page split that reorders sibling pages gives
-  // one of them the locking page's number for a moment, and the commit after it then scans the
-  // cache's whole hash table, a cost that grows with the cache (32 MB: 5 % of the hot document's
-  // service CPU under perf; docs/architecture.md, "Group commit").
-  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  // The page cache stays at SQLite's default (about 2 MB): 8 MB measured the same, and more costs
+  // CPU at commits (docs/architecture.md, "Group commit").
   db.pragma("foreign_keys = ON");
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   migrate(db);
