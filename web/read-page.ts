@@ -79,17 +79,19 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   setTitle(doc.title);
   update();
   doc.on("title", setTitle);
+  // The window's listeners go with the page when the key problem replaces it.
+  const listening = new AbortController();
+  const { signal } = listening;
   // Back online: poll at once, not after the backoff of the last failed poll.
-  const retryNow = () => doc.retryNow();
-  window.addEventListener("online", retryNow);
+  window.addEventListener("online", () => doc.retryNow(), { signal });
   // The document's key was changed: this link's key no longer opens it.
-  doc.on("title", (title) => title === UNREADABLE_TITLE && (window.removeEventListener("online", retryNow), doc.close(), showKeyProblem(root, "wrong", true)));
+  doc.on("title", (title) => title === UNREADABLE_TITLE && (listening.abort(), doc.close(), showKeyProblem(root, "wrong", true)));
   doc.on("status", update);
   doc.on("deleted", update);
   doc.on("restored", update);
   doc.on("revoked", update);
-  window.addEventListener("offline", update);
-  window.addEventListener("online", update);
+  window.addEventListener("offline", update, { signal });
+  window.addEventListener("online", update, { signal });
   editor.view.contentDOM.focus();
 
   closeWithPage(() => doc.close());
