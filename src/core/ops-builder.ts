@@ -45,8 +45,7 @@ export class OpsBuilder {
   /**
    * Like {@link add}, for the lines of an op (which nobody changes: NormalizedOp's lines are
    * readonly): an op whose put-in lines are all of them and no others gets that very array. Compositions
-   * then share the lines of the versions they are made of, instead of copying them line by line,
-   * and whatever is kept per array (the JSON of an answer's lines, src/http/ops-json.ts) is reused.
+   * then share the lines of the versions they are made of, instead of copying them line by line.
    */
   addShared(lines: readonly string[], from = 0, to = lines.length): void {
     if (from !== 0 || to !== lines.length || to === 0 || this.#lines.length > 0 || this.#shared !== undefined) {

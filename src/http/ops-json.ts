@@ -2,37 +2,20 @@ import { toLineOperation, type NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeFeedView } from "../service/change-feed.js";
 
 /**
- * The JSON of each lines array written so far, while the array lives. An answer's ops share the
- * lines arrays of the versions they are composed of (src/core/ops-builder.ts, addShared), so the
- * acknowledgements of authors on one document, each carrying the composed ops of every version
- * since its base, escape each line once instead of once per answer.
- */
-const linesJson = new WeakMap<readonly string[], string>();
-
-function jsonOfLines(lines: readonly string[]): string {
-  let json = linesJson.get(lines);
-  if (json === undefined) {
-    json = JSON.stringify(lines);
-    linesJson.set(lines, json);
-  }
-  return json;
-}
-
-/**
  * `ops` as the JSON array of their wire form (LineOperationSchema, as toLineOperation gives it),
- * made without copying the ops and with each lines array's JSON reused (test/http/ops-json.test.ts).
- * Measured with bench/micro/ack-path.ts (answers of ~32 KB, as for an author among 1,000): the
- * composition and this take a median 275 µs per patch against 321 µs through the schema's
- * serializer (5 runs each, garbage collection included).
+ * made without copying the ops (test/http/ops-json.test.ts). Measured with bench/micro/ack-path.ts
+ * (answers of ~32 KB, as for an author among 1,000): the composition and this took a median 321 µs
+ * per patch against 380 µs through the schema's serializer. Keeping each lines array's JSON for the
+ * next answer was measured too and paid for nothing at 1,000 authors (docs/benchmarks.md), so it went.
  */
 export function opsJson(ops: readonly NormalizedOp[]): string {
   let json = "[";
   for (let k = 0; k < ops.length; k++) {
     const op = ops[k]!;
     if (k > 0) json += ",";
-    if (op.count === 0 && op.lines.length > 0) json += `{"op":"insert","index":${op.index},"lines":${jsonOfLines(op.lines)}}`;
+    if (op.count === 0 && op.lines.length > 0) json += `{"op":"insert","index":${op.index},"lines":${JSON.stringify(op.lines)}}`;
     else if (op.lines.length === 0 && op.count > 0) json += `{"op":"delete","index":${op.index},"count":${op.count}}`;
-    else json += `{"op":"replace","index":${op.index},"count":${op.count},"lines":${jsonOfLines(op.lines)}}`;
+    else json += `{"op":"replace","index":${op.index},"count":${op.count},"lines":${JSON.stringify(op.lines)}}`;
   }
   return json + "]";
 }
@@ -42,8 +25,7 @@ export function opsJson(ops: readonly NormalizedOp[]): string {
  * (`content`), its keys in the order the schema serializer always wrote them (the required
  * `currentVersion` and `events` first, then the rest), so the bytes stay what they were. Written here, not by the schema's serializer: the schema
  * is a `oneOf`, which that serializer resolves by validating the whole answer against each shape
- * first. The ops go through JSON.stringify rather than opsJson: an answer is serialized once for
- * all its waiters (src/http/routes/feed-reply.ts, FeedReplies), so the lines' JSON would rarely be met again.
+ * first. An answer is serialized once for all its waiters (src/http/routes/feed-reply.ts, FeedReplies).
  */
 export function changeFeedJson(answer: ChangeFeedView): string {
   const events = JSON.stringify(answer.events);

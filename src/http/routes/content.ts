@@ -64,7 +64,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
           .send({ currentVersion: outcome.currentVersion, opsSinceBase: outcome.opsSinceBase.map(toLineOperation) });
       }
       // ContentPatchResult, written by hand: the ops since the base are most of it (hundreds for an
-      // author among many), and opsJson reuses the JSON of the lines they share with earlier answers.
+      // author among many), and opsJson writes them without copying them into their wire form first.
       const body = `{"version":${outcome.version},"opsSinceBase":${opsJson(outcome.opsSinceBase)},"checksum":${JSON.stringify(outcome.checksum)}}`;
       return sendJsonText(reply, body);
     },
