@@ -3,10 +3,10 @@ import type { ChangeFeedView } from "../service/change-feed.js";
 
 /**
  * `ops` as the JSON array of their wire form (LineOperationSchema, as toLineOperation gives it),
- * made without copying the ops (test/http/ops-json.test.ts). Measured with bench/micro/ack-path.ts
- * (answers of ~32 KB, as for an author among 1,000): the composition and this took a median 321 µs
- * per patch against 380 µs through the schema's serializer. Keeping each lines array's JSON for the
- * next answer was measured too and paid for nothing at 1,000 authors (docs/benchmarks.md), so it went.
+ * made without copying the ops (test/http/ops-json.test.ts). Against the route's schema serializer,
+ * paired (docs/benchmarks.md): the hot document 1.18 × the CPU per patch without it, authors at 1,000
+ * 1.06 ×; in process (bench/micro/ack-path.ts, answers of ~32 KB) 271 against 289 µs per patch.
+ * Keeping each lines array's JSON for the next answer paid for nothing at 1,000 authors, so it went.
  */
 export function opsJson(ops: readonly NormalizedOp[]): string {
   let json = "[";
