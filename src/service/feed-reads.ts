@@ -34,7 +34,7 @@ export class FeedReads {
    *
    * (A fourth rule, answering on arrival from a diff kept for a moment by `since`, was measured in
    * paired runs on the authors, open editors and feed fan-out scenarios, found flat in each, and
-   * removed: docs/benchmarks.md, the sixth session of 2026-11-26.)
+   * removed: docs/benchmarks-history.md, the sixth session of 2026-11-26.)
    */
   next(id: string, since: number, mayWait: boolean, wokenFor?: number): FeedStep {
     if (wokenFor !== undefined && wokenFor > since) return { kind: "shared", version: wokenFor };

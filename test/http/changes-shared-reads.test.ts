@@ -77,7 +77,7 @@ describe("GET /documents/{documentId}/changes sharing answers and sparing reads"
     for (const answer of answers) expectJson(answer, 200, answerAB);
     expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
     // Polls one after the other share nothing (diffs kept for a moment by since were measured flat
-    // and removed: docs/benchmarks.md, sixth session of 2026-11-26); the versions come from the
+    // and removed: docs/benchmarks-history.md, sixth session of 2026-11-26); the versions come from the
     // writer's head cache.
     expect(counts.calls).toEqual({ document: 3, versions: 0, version: 0 });
     expect(app.services.hub.stats()).toEqual(IDLE_HUB);

@@ -82,7 +82,7 @@ describe("GET /documents/{documentId}/changes with many waiters", () => {
     for (const answer of answers) expectJson(answer, 200, answerAB);
     // The versions come from the writer's memory: the head is the only read of the store. (Answering
     // from the head cache without the head row was tried and measured: it answered the authors sooner
-    // but more often, costing CPU; docs/benchmarks.md, "Commentary".)
+    // but more often, costing CPU; docs/benchmarks-history.md, third session of 2026-11-25.)
     expect(counts.calls).toEqual({ document: 1, versions: 0, version: 0 });
   });
 });

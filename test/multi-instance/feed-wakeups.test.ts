@@ -133,7 +133,7 @@ describePostgres("two instances on one PostgreSQL schema: feed wake-ups", () => 
     const again = await cluster.request(b, "GET", `${DOCUMENTS}/${created.id}/changes?since=1&wait=10`);
     expect({ status: again.status, body: again.body }).toEqual(feedAnswer("b", 1));
     // One read of the head: a poll behind the newest version noticed reads the store (diffs kept by
-    // since were measured flat and removed: docs/benchmarks.md, sixth session of 2026-11-26).
+    // since were measured flat and removed: docs/benchmarks-history.md, sixth session of 2026-11-26).
     expect(reads.count).toBe(readsBefore + 1);
     expect(current.answered()).toBe(false);
 
