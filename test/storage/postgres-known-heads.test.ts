@@ -116,6 +116,35 @@ describePostgres("PostgresStore: a lone write on the head it knows", () => {
     expect((await store.reads(id).document())?.version).toBe(1);
   });
 
+  it("commits nothing decided as if a receipt named ahead were missing, even where that patch stages nothing (refused) and another appends", async () => {
+    const { store, schema } = await openStore();
+    const id = randomUUID();
+    await appendNext(store, id);
+    await withAdminClient((client) =>
+      client.query(
+        `INSERT INTO ${pg.escapeIdentifier(schema)}.patch_receipts (document_id, client_id, seq, request_hash, version, ops_since_base, created_at)
+         VALUES ($1, $2, 3, 'h', 1, '[]', $3)`,
+        [id, Buffer.from("sent-twice", "utf8"), T0],
+      ),
+    );
+    const key = { clientId: "sent-twice", seq: 3 };
+    const answers: string[] = [];
+    const answer = await store.write(
+      id,
+      async (tx) => {
+        const [receipt] = await tx.receipts([key]);
+        // The repeat: answered from its receipt, or refused as a patch on a stale base; another patch of the batch appends either way.
+        answers.push(receipt ? `repeat of version ${receipt.version}` : "refused");
+        tx.putDocument(head(id, 2));
+        tx.appendVersion(version(id, 2));
+        return answers.at(-1);
+      },
+      { receipts: [key] },
+    );
+    expect({ answer, answers }).toEqual({ answer: "repeat of version 1", answers: ["refused", "repeat of version 1"] });
+    expect((await store.reads(id).versions(0, 10)).map((record) => record.version)).toEqual([1, 2]);
+  });
+
   it("lets a write that writes nothing stand on the known head only when that head is still the stored one", async () => {
     const { store, schema } = await openStore();
     const id = randomUUID();

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { DocumentRecord, DocumentTransaction, ReadAhead, ReceiptKey } from "../store.js";
+import type { DocumentRecord, DocumentTransaction, ReadAhead } from "../store.js";
 import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { DOCUMENT_COLUMNS, documentFromRow, type DocumentRow, type ReceiptRow } from "./postgres-rows.js";
 import { PostgresReads, ReceiptsReadAhead, isUuid, receiptsLiteralRead, type Queryable } from "./postgres-reads.js";
@@ -192,33 +192,38 @@ export class PostgresWrites {
 
   /**
    * Decides the work on the head this store knows, with no receipt among the keys read ahead (a
-   * patch sent again is the rare case), and commits it in one round trip: the commit's head check
-   * fails when another transaction appended a version since, and the receipts' primary key when a
-   * receipt was there after all, and then nothing is written. Rows that cannot go with the COMMIT
-   * (milestone marks, a value without a literal) are written once the lock shows that head. Answers
-   * `undefined` when nothing was committed and the writer must run the usual way (its work runs
-   * again, on what the lock reads). docs/architecture.md, "PostgreSQL's round trips".
+   * patch sent again is the rare case), and commits it in one round trip with two checks: that no
+   * receipt of those keys is stored, and that no version was appended since that head. When one
+   * fails nothing is written. Rows that cannot go with the COMMIT (milestone marks, a value without
+   * a literal) are written once the lock shows that head and no such receipt. Answers `undefined`
+   * when nothing was committed and the writer must run the usual way (its work runs again, on what
+   * the lock reads). docs/architecture.md, "PostgreSQL's round trips".
    */
   private async writeOnKnownHead({ id, work, ahead }: Writer, head: DocumentRecord): Promise<{ result: unknown } | undefined> {
+    const keys = ahead?.receipts ?? [];
+    const receiptsRead = receiptsLiteralRead(id, keys);
+    if (keys.length > 0 && receiptsRead === undefined) return undefined;
     let ran: { result: unknown; staged: StagedWrites };
     try {
       // Reads beyond the head (versions the service's cache does not hold) go to the pool: committed
       // versions do not change, and the commit checks that none was added meanwhile.
-      ran = await runWork(this.options.pool, id, head, new ReceiptsReadAhead(ahead?.receipts ?? [], []), work);
+      ran = await runWork(this.options.pool, id, head, new ReceiptsReadAhead(keys, []), work);
     } catch {
       return undefined;
     }
     const { result, staged } = ran;
     const announce = (headVersion: number) => this.options.notice(id, headVersion);
     try {
-      // Nothing written (every command refused, say): the answers stand if the head and receipts did.
-      if (staged.empty) return (await this.stillStored(id, head, ahead?.receipts ?? [])) ? { result } : undefined;
+      // Nothing written (every command refused, say): the answers stand if the head did and no receipt was there.
+      if (staged.empty) return (await this.stillStored(id, head, receiptsRead)) ? { result } : undefined;
       // The head check of the COMMIT's SQL needs an appended version.
       const closing = staged.versions.length > 0 ? flushAtCommit([{ staged, announce }]) : undefined;
-      // The row lock first, as every writer of the document takes it: one that inserted its version
-      // before waiting for the lock could deadlock with the lock's holder.
-      if (closing !== undefined) await inOneRoundTrip(this.options.pool, `${lockStatement(id)}; ${closing}`);
-      else if (!(await this.flushUnderLock(id, head, staged, announce))) {
+      if (closing !== undefined) {
+        // The row lock first, as every writer of the document takes it: one that inserted its version
+        // before waiting for the lock could deadlock with the lock's holder.
+        const statements = [lockStatement(id), ...(receiptsRead ? [noReceiptGuard(receiptsRead)] : []), closing];
+        await inOneRoundTrip(this.options.pool, statements.join("; "));
+      } else if (!(await this.flushUnderLock(id, head, receiptsRead, staged, announce))) {
         this.heads.forget(id);
         return undefined;
       }
@@ -232,24 +237,28 @@ export class PostgresWrites {
     return { result };
   }
 
-  /** Writes `staged` once the row lock shows `head` as the stored head; false (nothing written) when it shows another. */
-  private flushUnderLock(id: string, head: DocumentRecord, staged: StagedWrites, announce: (headVersion: number) => string): Promise<boolean> {
+  /** Writes `staged` once the row lock shows `head` as the stored head and no receipt of `receiptsRead`; false (nothing written) otherwise. */
+  private flushUnderLock(
+    id: string,
+    head: DocumentRecord,
+    receiptsRead: string | undefined,
+    staged: StagedWrites,
+    announce: (headVersion: number) => string,
+  ): Promise<boolean> {
     return inTransaction(
       this.options.pool,
       async (client, opened) => {
         const locked = opened[0]?.rows[0] as DocumentRow | undefined;
-        if (!locked || documentFromRow(locked).version !== head.version) return false;
+        if (!locked || documentFromRow(locked).version !== head.version || (opened[1]?.rows.length ?? 0) > 0) return false;
         await flushStaged(client, staged, announce);
         return true;
       },
-      lockStatement(id),
+      [lockStatement(id), ...(receiptsRead ? [receiptsRead] : [])].join("; "),
     );
   }
 
-  /** Whether `head` is still the stored head of `id` and none of `keys` has a receipt, in one round trip. */
-  private async stillStored(id: string, head: DocumentRecord, keys: readonly ReceiptKey[]): Promise<boolean> {
-    const receiptsRead = receiptsLiteralRead(id, keys);
-    if (keys.length > 0 && receiptsRead === undefined) return false;
+  /** Whether `head` is still the stored head of `id` and `receiptsRead` finds no receipt, in one round trip. */
+  private async stillStored(id: string, head: DocumentRecord, receiptsRead: string | undefined): Promise<boolean> {
     const statements = [`SELECT version FROM documents WHERE id = '${id}'`, ...(receiptsRead ? [receiptsRead] : [])].join("; ");
     const answered = (await this.options.pool.query(statements)) as pg.QueryResult | pg.QueryResult[];
     const [stored, receipts] = Array.isArray(answered) ? answered : [answered];
@@ -370,6 +379,18 @@ interface Ran {
   writer: Writer;
   done?: { result: unknown; staged: StagedWrites };
   error?: unknown;
+}
+
+/**
+ * A statement that fails the transaction when `receiptsRead` (literal SQL from receiptsLiteralRead)
+ * finds a receipt: a write decided as if there were none must not commit then.
+ */
+function noReceiptGuard(receiptsRead: string): string {
+  return `DO $receipts$ BEGIN
+    IF EXISTS (${receiptsRead}) THEN
+      RAISE EXCEPTION 'a receipt named ahead is stored: the write runs again with it';
+    END IF;
+  END $receipts$`;
 }
 
 /** Runs `work` on the transaction of `client` (or on the pool), with the head and receipts already read or known. */
