@@ -98,9 +98,8 @@ export class DocumentWriter {
       const receipts = batch.flatMap((item) => (item.hints.receipt ? [item.hints.receipt] : []));
       let runs = 0;
       const outcomes = await this.store.write(id, async (tx) => {
-        // Run again (the PostgreSQL store does when a commit it shared failed, or one decided on the
-        // head it knew found another): the cached head's compositions may have grown over versions
-        // that run staged, so it starts from the store.
+        // Run again (the PostgreSQL store does when a commit it shared failed): the cached head's
+        // compositions may have grown over versions that run staged, so it starts from the store.
         if (runs++ > 0) this.cache.delete(id);
         working = await WorkingDocument.load(id, tx, this.policy, (version) => this.cache.get(id, version));
         if (receipts.length > 0) await working.loadReceipts(receipts);

@@ -47,9 +47,8 @@ function snapshotDue(versionsSinceBasis: number, length: number): boolean {
 }
 
 /**
- * One document as seen by the commands of one write batch: the committed state the store's write
- * gives it (read under the document's lock, or the head the store knows, which its commit checks),
- * plus what earlier commands of the batch decided. Commands check
+ * One document as seen by the commands of one write batch: the committed state read inside the
+ * store's exclusive section, plus what earlier commands of the batch decided. Commands check
  * first and call {@link commit} last, so a command that throws leaves nothing behind.
  */
 export class WorkingDocument implements TextSource {

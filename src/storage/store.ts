@@ -211,9 +211,7 @@ export interface Store {
    * the exclusive section holds.
    * Work on different documents may run concurrently and may share one commit.
    * A store may run `work` again on a fresh transaction when a commit it shared with other
-   * documents failed (PostgreSQL does, so that one document's failure fails only that document),
-   * or when a commit decided on the head it knew found another (PostgreSQL's one-round-trip write:
-   * the first run saw the head it committed last, without the lock, and the commit checked it):
+   * documents failed (PostgreSQL does, so that one document's failure fails only that document):
    * work must change nothing but through `tx`, and only its last run's result is returned.
    * `ahead.receipts` names receipts the work will read first: a store may read them together with
    * the document's lock, in the same round trip (the PostgreSQL store does).

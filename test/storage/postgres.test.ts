@@ -58,21 +58,10 @@ describePostgres("PostgresStore", () => {
       expect(versions.map((v) => v.version)).toEqual(Array.from({ length: writers * 2 }, (_, i) => i + 1));
     });
 
-    /** A document at version 1, created by a third instance: neither of the two knows its head, so their writes take the row lock first. */
-    async function createdElsewhere(schema: string): Promise<string> {
-      const creator = await PostgresStore.open(POSTGRES_TEST_URL, { schema, poolSize: 1 });
-      try {
-        const id = randomUUID();
-        await appendNext(creator, id);
-        return id;
-      } finally {
-        await creator.close();
-      }
-    }
-
     it("reads the receipts a write names ahead only once it holds the lock: it sees one the lock's last holder committed", async () => {
-      const [a, b, schema] = await twoInstances();
-      const id = await createdElsewhere(schema);
+      const [a, b] = await twoInstances();
+      const id = randomUUID();
+      await appendNext(a, id);
       const receipt = { documentId: id, clientId: "twice", seq: 1, requestHash: "h", version: 1, opsSinceBase: [], createdAt: T0 };
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
@@ -100,7 +89,8 @@ describePostgres("PostgresStore", () => {
     it("answers the receipts named ahead from the read made with the lock, and others with a read of their own", async () => {
       const fixture = await openTestStore();
       closers.push(fixture.cleanup);
-      const id = await createdElsewhere(fixture.schema);
+      const id = randomUUID();
+      await appendNext(fixture.store, id);
       const insert = (clientId: string) =>
         withAdminClient((client) =>
           client.query(

@@ -97,8 +97,6 @@ export class PostgresStore implements Store {
       notice: (documentId, headVersion) => commitPayload(documentId, headVersion, notifier.origin),
       lost: connectionLost,
     });
-    // Another instance's commit moves a document's head away from the one the writes know.
-    notifier.subscribe({ commit: (notice) => this.writes.committedElsewhere(notice.documentId), reset: () => this.writes.forgetHeads() });
   }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {

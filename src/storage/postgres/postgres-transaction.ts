@@ -40,43 +40,11 @@ interface WritePart {
  * built from checked input), is sent with the BEGIN in one simple query, saving a round trip; `body`
  * gets the result of each of its statements, in order.
  */
-export function inTransaction<T>(
+export async function inTransaction<T>(
   pool: pg.Pool,
   body: (client: pg.PoolClient, opened: readonly pg.QueryResult[], commitWith: (closing: string) => void) => Promise<T>,
   opening?: string,
 ): Promise<T> {
-  return onClient(pool, async (client) => {
-    let opened: pg.QueryResult[] = [];
-    if (opening === undefined) await client.query("BEGIN");
-    // A simple query of several statements answers with one result per statement.
-    else opened = (await client.query(`BEGIN; ${opening}`)) as unknown as pg.QueryResult[];
-    // `closing`, literal SQL like `opening`, goes with the COMMIT in one simple query: PostgreSQL
-    // stops at its first error, so the COMMIT then never runs and the ROLLBACK ends the transaction.
-    let closing: string | undefined;
-    const result = await body(client, opened.slice(1), (sql) => {
-      closing = sql;
-    });
-    checkCommitted(await client.query(closing ? `${closing}; COMMIT` : "COMMIT"));
-    return result;
-  });
-}
-
-/**
- * Runs `statements` (literal SQL, as `opening` above) in a transaction of one round trip: `BEGIN`,
- * the statements and `COMMIT` in one simple query. PostgreSQL stops at the first error, so when this
- * throws nothing was committed (unless the connection was lost, when nobody knows).
- */
-export function inOneRoundTrip(pool: pg.Pool, statements: string): Promise<void> {
-  return onClient(pool, async (client) => {
-    checkCommitted(await client.query(`BEGIN; ${statements}; COMMIT`));
-  });
-}
-
-/**
- * Runs `transaction` on a pooled client, rolling back when it throws, and gives the client back
- * (discarded when its connection was lost or its state is unknown).
- */
-async function onClient<T>(pool: pg.Pool, transaction: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   // The pool listens for a client's errors only while it is idle: a connection lost during the
@@ -88,7 +56,23 @@ async function onClient<T>(pool: pg.Pool, transaction: (client: pg.PoolClient) =
   };
   client.on("error", lost);
   try {
-    return await transaction(client);
+    let opened: pg.QueryResult[] = [];
+    if (opening === undefined) await client.query("BEGIN");
+    // A simple query of several statements answers with one result per statement.
+    else opened = (await client.query(`BEGIN; ${opening}`)) as unknown as pg.QueryResult[];
+    // `closing`, literal SQL like `opening`, goes with the COMMIT in one simple query: PostgreSQL
+    // stops at its first error, so the COMMIT then never runs and the ROLLBACK below ends the transaction.
+    let closing: string | undefined;
+    const result = await body(client, opened.slice(1), (sql) => {
+      closing = sql;
+    });
+    const committed = (await client.query(closing ? `${closing}; COMMIT` : "COMMIT")) as pg.QueryResult | pg.QueryResult[];
+    // A COMMIT of a transaction that an earlier error aborted (a failed statement the body caught)
+    // answers ROLLBACK, not an error: nothing was written, and the caller must not hear otherwise.
+    if ((Array.isArray(committed) ? committed.at(-1) : committed)?.command === "ROLLBACK") {
+      throw new Error("the transaction was aborted by an earlier error of one of its statements; nothing was committed");
+    }
+    return result;
   } catch (error) {
     await client.query("ROLLBACK").catch((rollbackError: Error) => {
       broken = rollbackError;
@@ -98,16 +82,6 @@ async function onClient<T>(pool: pg.Pool, transaction: (client: pg.PoolClient) =
     client.off("error", lost);
     // A client whose connection was lost or whose ROLLBACK failed is in an unknown state: the pool discards it.
     client.release(broken);
-  }
-}
-
-/**
- * A COMMIT of a transaction that an earlier error aborted (a failed statement the body caught)
- * answers ROLLBACK, not an error: nothing was written, and the caller must not hear otherwise.
- */
-function checkCommitted(committed: pg.QueryResult | pg.QueryResult[]): void {
-  if ((Array.isArray(committed) ? committed.at(-1) : committed)?.command === "ROLLBACK") {
-    throw new Error("the transaction was aborted by an earlier error of one of its statements; nothing was committed");
   }
 }
 

@@ -2,8 +2,8 @@ import type pg from "pg";
 import type { DocumentRecord, DocumentTransaction, ReadAhead } from "../store.js";
 import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { DOCUMENT_COLUMNS, documentFromRow, type DocumentRow, type ReceiptRow } from "./postgres-rows.js";
-import { PostgresReads, ReceiptsReadAhead, isUuid, receiptsLiteralRead, type Queryable } from "./postgres-reads.js";
-import { LITERAL_FLUSH_CHARACTERS, flushAtCommit, flushStaged, inOneRoundTrip, inTransaction, type Flush } from "./postgres-transaction.js";
+import { PostgresReads, ReceiptsReadAhead, isUuid, receiptsLiteralRead } from "./postgres-reads.js";
+import { LITERAL_FLUSH_CHARACTERS, flushAtCommit, flushStaged, inTransaction, type Flush } from "./postgres-transaction.js";
 
 /** One call of Store.write waiting for its transaction; its id is a checked UUID. */
 interface Writer {
@@ -43,37 +43,6 @@ const lockFreeStatement = (ids: readonly string[]): string =>
 // Advisory-lock class (first key) of a document being created; the second key is a hash of its id.
 const CREATION_LOCK_CLASS = 0x466f0003;
 
-// Heads known per document (a row each, a few hundred bytes): the documents written recently.
-const MAX_KNOWN_HEADS = 10_000;
-
-/**
- * The stored head of each document this store committed (or read under its lock) last, as far as
- * it knows: a hint, never the truth. Another instance's commit notice (or lost notices) takes it
- * back, and a commit decided on a head that moved anyway fails its check and nothing is written.
- */
-class KnownHeads {
-  private readonly heads = new Map<string, DocumentRecord>();
-
-  get(id: string): DocumentRecord | undefined {
-    return this.heads.get(id);
-  }
-
-  set(id: string, head: DocumentRecord): void {
-    // Deleted first, so that the Map's order is the order of use and the oldest goes first.
-    this.heads.delete(id);
-    this.heads.set(id, head);
-    if (this.heads.size > MAX_KNOWN_HEADS) this.heads.delete(this.heads.keys().next().value!);
-  }
-
-  forget(id: string): void {
-    this.heads.delete(id);
-  }
-
-  clear(): void {
-    this.heads.clear();
-  }
-}
-
 /**
  * The write transactions of the PostgreSQL store (docs/architecture.md, "Group commit"). Writers
  * of different documents that queue while the database is busy share one transaction: one round
@@ -86,23 +55,12 @@ class KnownHeads {
  */
 export class PostgresWrites {
   private pending: Writer[] = [];
-  private readonly heads = new KnownHeads();
   /** Ids in a transaction under way (lower case): another writer of one waits for the next. */
   private readonly busy = new Set<string>();
   private running = 0;
   private scheduled = false;
 
   constructor(private readonly options: PostgresWritesOptions) {}
-
-  /** Another instance committed to `documentId` (its notice): the head known here is no longer the stored one. */
-  committedElsewhere(documentId: string): void {
-    this.heads.forget(documentId.toLowerCase());
-  }
-
-  /** Notices may have been missed: no known head can be trusted to be the stored one. */
-  forgetHeads(): void {
-    this.heads.clear();
-  }
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T> {
     // The id goes into literal SQL: only a UUID may.
@@ -175,97 +133,16 @@ export class PostgresWrites {
     return batch;
   }
 
-  /**
-   * Runs one writer in a transaction of its own, settling it: in one round trip when the head it
-   * finds is the one this store knows, else in two.
-   */
+  /** Runs one writer in a transaction of its own, settling it. */
   private async alone(writer: Writer): Promise<void> {
     try {
-      const known = writer.solo ? undefined : this.heads.get(writer.id);
-      const committed = known && (await this.writeOnKnownHead(writer, known));
-      writer.resolve(committed ? committed.result : await this.writeAlone(writer));
+      writer.resolve(await this.writeAlone(writer));
     } catch (error) {
-      this.heads.forget(writer.id);
       writer.reject(error);
     }
   }
 
-  /**
-   * Decides the work on the head this store knows, with no receipt among the keys read ahead (a
-   * patch sent again is the rare case), and commits it in one round trip with two checks: that no
-   * receipt of those keys is stored, and that no version was appended since that head. When one
-   * fails nothing is written. Rows that cannot go with the COMMIT (milestone marks, a value without
-   * a literal) are written once the lock shows that head and no such receipt. Answers `undefined`
-   * when nothing was committed and the writer must run the usual way (its work runs again, on what
-   * the lock reads). docs/architecture.md, "PostgreSQL's round trips".
-   */
-  private async writeOnKnownHead({ id, work, ahead }: Writer, head: DocumentRecord): Promise<{ result: unknown } | undefined> {
-    const keys = ahead?.receipts ?? [];
-    const receiptsRead = receiptsLiteralRead(id, keys);
-    if (keys.length > 0 && receiptsRead === undefined) return undefined;
-    let ran: { result: unknown; staged: StagedWrites };
-    try {
-      // Reads beyond the head (versions the service's cache does not hold) go to the pool: committed
-      // versions do not change, and the commit checks that none was added meanwhile.
-      ran = await runWork(this.options.pool, id, head, new ReceiptsReadAhead(keys, []), work);
-    } catch {
-      return undefined;
-    }
-    const { result, staged } = ran;
-    const announce = (headVersion: number) => this.options.notice(id, headVersion);
-    try {
-      // Nothing written (every command refused, say): the answers stand if the head did and no receipt was there.
-      if (staged.empty) return (await this.stillStored(id, head, receiptsRead)) ? { result } : undefined;
-      // The head check of the COMMIT's SQL needs an appended version.
-      const closing = staged.versions.length > 0 ? flushAtCommit([{ staged, announce }]) : undefined;
-      if (closing !== undefined) {
-        // The row lock first, as every writer of the document takes it: one that inserted its version
-        // before waiting for the lock could deadlock with the lock's holder.
-        const statements = [lockStatement(id), ...(receiptsRead ? [noReceiptGuard(receiptsRead)] : []), closing];
-        await inOneRoundTrip(this.options.pool, statements.join("; "));
-      } else if (!(await this.flushUnderLock(id, head, receiptsRead, staged, announce))) {
-        this.heads.forget(id);
-        return undefined;
-      }
-    } catch (error) {
-      // A lost connection may or may not have committed: the writer fails, as it would the usual way.
-      if (this.options.lost(error)) throw error;
-      this.heads.forget(id);
-      return undefined;
-    }
-    this.heads.set(id, staged.document ?? head);
-    return { result };
-  }
-
-  /** Writes `staged` once the row lock shows `head` as the stored head and no receipt of `receiptsRead`; false (nothing written) otherwise. */
-  private flushUnderLock(
-    id: string,
-    head: DocumentRecord,
-    receiptsRead: string | undefined,
-    staged: StagedWrites,
-    announce: (headVersion: number) => string,
-  ): Promise<boolean> {
-    return inTransaction(
-      this.options.pool,
-      async (client, opened) => {
-        const locked = opened[0]?.rows[0] as DocumentRow | undefined;
-        if (!locked || documentFromRow(locked).version !== head.version || (opened[1]?.rows.length ?? 0) > 0) return false;
-        await flushStaged(client, staged, announce);
-        return true;
-      },
-      [lockStatement(id), ...(receiptsRead ? [receiptsRead] : [])].join("; "),
-    );
-  }
-
-  /** Whether `head` is still the stored head of `id` and `receiptsRead` finds no receipt, in one round trip. */
-  private async stillStored(id: string, head: DocumentRecord, receiptsRead: string | undefined): Promise<boolean> {
-    const statements = [`SELECT version FROM documents WHERE id = '${id}'`, ...(receiptsRead ? [receiptsRead] : [])].join("; ");
-    const answered = (await this.options.pool.query(statements)) as pg.QueryResult | pg.QueryResult[];
-    const [stored, receipts] = Array.isArray(answered) ? answered : [answered];
-    return (stored?.rows[0] as { version?: unknown } | undefined)?.version === head.version && (receipts?.rows.length ?? 0) === 0;
-  }
-
-  private async writeAlone({ id, work, ahead }: Writer): Promise<unknown> {
+  private writeAlone({ id, work, ahead }: Writer): Promise<unknown> {
     // One round trip opens the transaction, locks the document's row and reads the receipts the
     // work asks for first: every round trip is time the document stays locked. READ COMMITTED on
     // purpose: every statement after the lock (the receipts' read included, each statement of a
@@ -274,8 +151,7 @@ export class PostgresWrites {
     const receiptKeys = ahead?.receipts ?? [];
     const receiptsRead = receiptsLiteralRead(id, receiptKeys);
     const opening = [lockStatement(id), ...(receiptsRead ? [receiptsRead] : [])].join("; ");
-    let stored: DocumentRecord | undefined;
-    const result = await inTransaction(this.options.pool, async (client, opened, commitWith) => {
+    return inTransaction(this.options.pool, async (client, opened, commitWith) => {
       const locked = opened[0]?.rows[0] as DocumentRow | undefined;
       const head = locked ? documentFromRow(locked) : await lockNewDocument(client, id);
       // Read before a lock on a new id was granted, the receipts may be stale: read again then.
@@ -287,11 +163,8 @@ export class PostgresWrites {
       const closing = flushAtCommit([{ staged, announce }]);
       if (closing === undefined) await flushStaged(client, staged, announce);
       else commitWith(closing);
-      stored = staged.document ?? head;
       return result;
     }, opening);
-    if (stored) this.heads.set(id, stored);
-    return result;
   }
 
   /**
@@ -307,8 +180,6 @@ export class PostgresWrites {
     const ids = batch.map((writer) => writer.id).sort();
     const opening = [lockFreeStatement(ids), ...reads.flatMap((read) => (read.sql ? [read.sql] : []))].join("; ");
     const outcomes = new Map<Writer, PromiseSettledResult<unknown>>();
-    // The head each document has once the transaction commits.
-    const committed = new Map<string, DocumentRecord>();
     try {
       await inTransaction(this.options.pool, async (client, opened, commitWith) => {
         const heads = new Map((opened[0]!.rows as DocumentRow[]).map((row) => [row.id.toLowerCase(), documentFromRow(row)]));
@@ -329,13 +200,10 @@ export class PostgresWrites {
         for (const { writer, done, error } of await Promise.all(runs)) {
           if (done) flushes.push({ staged: done.staged, announce: (headVersion) => this.options.notice(writer.id, headVersion) });
           outcomes.set(writer, done ? { status: "fulfilled", value: done.result } : { status: "rejected", reason: error });
-          const stored = done?.staged.document ?? heads.get(writer.id);
-          if (stored) committed.set(writer.id, stored);
         }
         commitWith(await this.closing(client, flushes));
       }, opening);
     } catch (error) {
-      for (const writer of batch) this.heads.forget(writer.id);
       // Nothing of the batch was written. When the connection or the database is gone, every writer
       // fails with it, as alone it would; otherwise all are handed back and run alone, their works
       // again on fresh transactions, so that only a failing document fails.
@@ -343,7 +211,6 @@ export class PostgresWrites {
       for (const writer of batch) writer.reject(error);
       return [];
     }
-    for (const [id, head] of committed) this.heads.set(id, head);
     for (const [writer, outcome] of outcomes) {
       if (outcome.status === "fulfilled") writer.resolve(outcome.value);
       else writer.reject(outcome.reason);
@@ -381,21 +248,9 @@ interface Ran {
   error?: unknown;
 }
 
-/**
- * A statement that fails the transaction when `receiptsRead` (literal SQL from receiptsLiteralRead)
- * finds a receipt: a write decided as if there were none must not commit then.
- */
-function noReceiptGuard(receiptsRead: string): string {
-  return `DO $receipts$ BEGIN
-    IF EXISTS (${receiptsRead}) THEN
-      RAISE EXCEPTION 'a receipt named ahead is stored: the write runs again with it';
-    END IF;
-  END $receipts$`;
-}
-
-/** Runs `work` on the transaction of `client` (or on the pool), with the head and receipts already read or known. */
+/** Runs `work` on the transaction of `client`, with the head and receipts already read under the lock. */
 async function runWork<T>(
-  client: Queryable,
+  client: pg.PoolClient,
   id: string,
   head: DocumentRecord | undefined,
   receipts: ReceiptsReadAhead | undefined,
