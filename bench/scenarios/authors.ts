@@ -25,7 +25,8 @@ function planFor(context: BenchContext): Plan {
     ? { levels: [20, 50, 100], runs: 1, warmupMs: 800, measureMs: 1600, drainMs: 2000 }
     : // 3 s of warm-up: each run starts a fresh service process, and after 0.8 s V8's optimizing
       // compiler still took a quarter of its core (its four threads, measured with perf), so the
-      // window measured a cold process and the tail of the start-up wave (docs/benchmarks-history.md, second session of 2026-11-24).
+      // window measured a cold process and the tail of the start-up wave
+      // (docs/benchmarks-history.md, second session of 2026-11-24).
       { levels: [50, 100, 200, 400, 800, 1000], runs: 3, warmupMs: 3000, measureMs: 2400, drainMs: 3000 };
   return levels && levels.length > 0 ? { ...plan, levels } : plan;
 }

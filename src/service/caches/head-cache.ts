@@ -94,8 +94,8 @@ export class HeadCache {
    * not hold was made) and is dropped; a newer one stays: the one who asks read the head before the
    * writer's last commit (a feed read racing a write), and the writer's next batch needs the entry,
    * with its recent versions and kept compositions. Dropping it there made every patch after it read
-   * its base's versions from the store until the recent versions filled up again (docs/benchmarks-history.md, the third session of
-   * 2026-11-24).
+   * its base's versions from the store until the recent versions filled up again
+   * (docs/benchmarks-history.md, the third session of 2026-11-24).
    */
   atLeast(id: string, version: number): CachedHead | undefined {
     return this.lookup(id, version, false);

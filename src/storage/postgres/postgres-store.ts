@@ -92,7 +92,8 @@ export class PostgresStore implements Store {
     this.readLinks = new PostgresReadLinks(pool, (operation) => this.track(operation));
     this.writes = new PostgresWrites({
       pool,
-      // Two (measured: docs/benchmarks-history.md, the fourth session of 2026-11-25), leaving a pooled connection to the reads whenever there are two or more.
+      // Two (measured: docs/benchmarks-history.md, the fourth session of 2026-11-25), leaving a
+      // pooled connection to the reads whenever there are two or more.
       transactions: Math.max(1, Math.min(2, poolSize - 1)),
       notice: (documentId, headVersion) => commitPayload(documentId, headVersion, notifier.origin),
       lost: connectionLost,
