@@ -1,11 +1,9 @@
 /**
- * CodeMirror 6 bound to the client's LiveDocument. Local edits hand the whole text to doc.setText;
- * a remote change arrives with its character edits against the text the editor shows (TextChange.edits),
- * becomes one transaction of them marked as remote so it is not sent back, and CodeMirror maps the
- * local cursor and selection through it. The keys are in editor-keys.ts.
+ * CodeMirror 6 on a LiveDocument: the outline's look and keys (editor-keys.ts), and the binding that
+ * hands every local transaction's changes to the document and brings remote ones in (live-sync.ts).
  */
 import { history } from "@codemirror/commands";
-import { Annotation, Compartment, EditorState, RangeSetBuilder, Transaction, type Extension } from "@codemirror/state";
+import { Compartment, EditorState, RangeSetBuilder, type Extension } from "@codemirror/state";
 import {
   Decoration,
   EditorView,
@@ -17,15 +15,11 @@ import {
   type DecorationSet,
   type ViewUpdate,
 } from "@codemirror/view";
-import type { LiveDocument, TextChange } from "../src/client/index.js";
-import { diffLines, splitLines, toLineOperation } from "../src/core/index.js";
-import { charChanges } from "./char-diff.js";
+import type { LiveDocument } from "../src/client/index.js";
+import { charChanges } from "../src/core/index.js";
 import { outlineKeymap } from "./editor-keys.js";
-import { toMinimalChanges } from "./line-changes.js";
+import { liveSync } from "./live-sync.js";
 import { parseLine } from "./outline.js";
-
-/** Marks a transaction that brings the document's own text in: it must not go out as a local edit. */
-const fromDocument = Annotation.define<boolean>();
 
 const ticketMark = Decoration.mark({ class: "cm-ticket-link" });
 const openBox = Decoration.mark({ class: "cm-box" });
@@ -88,13 +82,13 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
     // Undo reverts only the local author's edits: remote ones come in with addToHistory false, and
     // CodeMirror maps the undo steps over them, so an undo reverts one's own change where it now is.
     history(),
+    liveSync(doc),
     keymap.of(outlineKeymap),
     outlineHighlighter,
     ...(options.extensions ?? []),
     readOnly.of([EditorState.readOnly.of(doc.deleted), EditorView.editable.of(!doc.deleted)]),
     EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true", spellcheck: "false", autocapitalize: "off" }),
     EditorView.updateListener.of((update) => {
-      if (update.docChanged && !update.transactions.some((tr) => tr.annotation(fromDocument))) doc.setText(update.state.doc.toString());
       if (update.docChanged || update.selectionSet || lastLine === -1) {
         const line = update.state.doc.lineAt(update.state.selection.main.head).number - 1;
         if (line !== lastLine || update.docChanged) {
@@ -104,23 +98,7 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
       }
     }),
   ];
-  const view = new EditorView({ parent, state: EditorState.create({ doc: doc.text, extensions }) });
-
-  // Any change of the document's text the editor does not show yet (remote edits, a conflict resolved,
-  // a restore) comes in here; a local change is the editor's own text already.
-  // The changes are cut down to the characters that differ, so that CodeMirror maps the cursor of
-  // someone typing in the same line past a co-author's word instead of to a replaced line's end.
-  const unsubscribe = doc.on("change", (change: TextChange) => {
-    const shown = view.state.doc.toString();
-    if (shown === change.text) return;
-    // The change's character edits: a cursor in a line that also changed elsewhere stays where it was.
-    // Should the editor show another text than the change's start, its own minimal diff serves.
-    const changes = shown === change.previousText ? change.edits : toMinimalChanges(shown, diffLines(splitLines(shown), splitLines(change.text)).map(toLineOperation));
-    view.dispatch({ changes, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
-    if (view.state.doc.toString() !== doc.text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc.text }, annotations: [fromDocument.of(true), Transaction.addToHistory.of(false)] });
-    }
-  });
+  const view = new EditorView({ parent, state: EditorState.create({ doc: doc.doc, extensions }) });
 
   return {
     view,
@@ -142,7 +120,6 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
     },
     cursorLine: () => view.state.doc.lineAt(view.state.selection.main.head).number - 1,
     destroy() {
-      unsubscribe();
       view.destroy();
     },
   };

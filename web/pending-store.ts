@@ -1,14 +1,17 @@
 /**
  * Unsent edits kept in this browser: the client's PendingStore (docs/editing-protocol.md,
- * "Persistence") on localStorage, one entry per document and page (its clientId), so that a reload,
+ * "Persistence") on localStorage, one record per document and page (its clientId), so that a reload,
  * a closed tab, a crash or an offline spell loses no typing, and a reopened page resends the patch
- * in flight with the same clientId and seq.
+ * in flight with the same clientId and seq. A record is the client's snapshot under
+ * `folio.pending.<document>.<clientId>`, and each entry appended since (one per keystroke, send or
+ * answer) under `folio.log.<document>.<clientId>.<n>`: a keystroke writes its own small entry, never
+ * the document.
  *
- * Why localStorage and not IndexedDB: the client saves on every edit without waiting (it cannot
- * hold a keystroke), and the page may be closed at any moment after. A localStorage write is done
- * when setItem returns, in order, and then belongs to the browser, not to the page; an IndexedDB
+ * Why localStorage and not IndexedDB: the client keeps every edit without waiting (it cannot hold a
+ * keystroke), and the page may be closed at any moment after. A localStorage write is done when
+ * setItem returns, in order, and then belongs to the browser, not to the page; an IndexedDB
  * transaction still running when the page goes away may be lost, and two in flight need ordering.
- * The price is the quota (about 5 MB per origin): a save that does not fit is reported, and the
+ * The price is the quota (about 5 MB per origin): a write that does not fit is reported, and the
  * page then says the edits are not kept (docs/editor.md, "What it does").
  *
  * Each open page holds a Web Lock named after its clientId. An entry whose lock nobody holds belongs
@@ -16,10 +19,13 @@
  * two pages never send with one clientId. Without Web Locks (a page served over plain HTTP to
  * another host) a heartbeat in localStorage stands in for the lock (ownership.ts).
  */
-import type { PendingStore, PersistedPending } from "../src/client/index.js";
+import type { PendingStore, StoredPending } from "../src/client/index.js";
 import { claim, owned } from "./ownership.js";
 
 const PREFIX = "folio.pending.";
+const LOG_PREFIX = "folio.log.";
+/** Entries read back at most; the client compacts long before. */
+const MAX_ENTRIES = 100_000;
 
 /** What the page can say about the unsent edits: none, kept in this browser, or not kept (storage refused). */
 export type Keeping = "none" | "kept" | "not-kept";
@@ -35,7 +41,9 @@ export interface PageStore extends PendingStore {
 
 interface Entry {
   savedAt: number;
-  pending: PersistedPending;
+  pending: Omit<StoredPending, "entries">;
+  /** The number of the first entry appended after the snapshot. */
+  log: number;
 }
 
 function storage(): Storage | undefined {
@@ -52,10 +60,10 @@ function parse(raw: string | null): Entry | undefined {
     const pending = entry?.pending;
     const valid =
       typeof entry?.savedAt === "number" &&
+      Number.isSafeInteger(entry.log) &&
       typeof pending?.clientId === "string" &&
-      typeof pending.baseText === "string" &&
-      typeof pending.text === "string" &&
-      Number.isSafeInteger(pending.baseVersion) &&
+      typeof pending.snapshot === "string" &&
+      typeof pending.unsent === "boolean" &&
       Number.isSafeInteger(pending.nextSeq);
     return valid ? entry : undefined;
   } catch {
@@ -119,7 +127,9 @@ export async function openPendingStore(documentId: string, freshClientId: () => 
     // A reload then adopts its entry as any other page's: once nobody holds it.
   }
   let waiting = 0;
-  for (const { entry } of entries) if (entry !== adopted && !(await owned(entry.pending.clientId))) waiting++;
+  for (const { entry } of entries) {
+    if (entry !== adopted && (entry.pending.unsent || logOf(local, documentId, entry).length > 0) && !(await owned(entry.pending.clientId))) waiting++;
+  }
   const key = `${PREFIX}${documentId}.${clientId}`;
   const listeners: Array<(keeping: Keeping) => void> = [];
   let keeping: Keeping = adopted ? "kept" : "none";
@@ -127,6 +137,19 @@ export async function openPendingStore(documentId: string, freshClientId: () => 
     if (next === keeping) return;
     keeping = next;
     for (const listener of listeners) listener(next);
+  };
+  const loaded = adopted && local ? { ...adopted.pending, entries: logOf(local, documentId, adopted) } : undefined;
+  // The entries after the snapshot are numbered on from the adopted record's.
+  let first = adopted ? adopted.log : 0;
+  let next = first + (loaded?.entries.length ?? 0);
+  /** Runs a write; a refusal (quota, private mode) leaves the edits in this page only, and the page says so. */
+  const kept = (write: (storage: Storage) => Keeping) => {
+    try {
+      if (!local) throw new Error("this browser keeps no local storage for the page");
+      setKeeping(write(local));
+    } catch {
+      setKeeping("not-kept");
+    }
   };
 
   return {
@@ -136,18 +159,40 @@ export async function openPendingStore(documentId: string, freshClientId: () => 
       return keeping;
     },
     onKeeping: (listener) => void listeners.push(listener),
-    load: (id) => (id === documentId ? adopted?.pending : undefined),
-    save(id, pending) {
+    load: (id) => (id === documentId ? loaded : undefined),
+    save(id, record) {
       if (id !== documentId) return;
-      try {
-        if (!local) throw new Error("this browser keeps no local storage for the page");
-        if (pending === undefined) local.removeItem(key);
-        else local.setItem(key, JSON.stringify({ savedAt: Date.now(), pending } satisfies Entry));
-        setKeeping(pending === undefined ? "none" : "kept");
-      } catch {
-        // Not kept (quota, private mode): the edits live in this page only, and the page says so.
-        setKeeping(pending === undefined ? "none" : "not-kept");
-      }
+      kept((storage) => {
+        if (record === undefined) storage.removeItem(key);
+        else storage.setItem(key, JSON.stringify({ savedAt: Date.now(), pending: { clientId: record.clientId, unsent: record.unsent, nextSeq: record.nextSeq, snapshot: record.snapshot }, log: next } satisfies Entry));
+        // The entries the snapshot holds now are dropped (a crash before this line leaves them unread).
+        for (let n = first; n < next; n++) storage.removeItem(logKey(documentId, clientId, n));
+        first = next;
+        return record?.unsent ? "kept" : "none";
+      });
+    },
+    append(id, entry) {
+      if (id !== documentId) return;
+      kept((storage) => {
+        storage.setItem(logKey(documentId, clientId, next), entry);
+        next++;
+        return "kept";
+      });
     },
   };
+}
+
+function logKey(documentId: string, clientId: string, n: number): string {
+  return `${LOG_PREFIX}${documentId}.${clientId}.${n}`;
+}
+
+/** The entries appended after a record's snapshot, in order. */
+function logOf(local: Storage | undefined, documentId: string, entry: Entry): string[] {
+  const entries: string[] = [];
+  for (let n = entry.log; local && entries.length < MAX_ENTRIES; n++) {
+    const value = local.getItem(logKey(documentId, entry.pending.clientId, n));
+    if (value === null) break;
+    entries.push(value);
+  }
+  return entries;
 }

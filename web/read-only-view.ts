@@ -2,16 +2,15 @@
  * The read-only page's CodeMirror view of a document followed through its read-only link: the same
  * look as the editor (line numbers, outline marks), no edit possible (read-only state, content not
  * editable), and the keyboard still moves a cursor and selects (the content takes the focus), so that
- * the text can be read line by line and copied. A change from the feed comes in as the character
- * edits between the two texts, so the reader's cursor and selection stay where they were.
+ * the text can be read line by line and copied. Changes from the feed come in through the editor's own
+ * binding (live-sync.ts), so the reader's cursor and selection stay with the text.
  */
 import { defaultKeymap } from "@codemirror/commands";
-import { EditorState, Transaction } from "@codemirror/state";
+import { EditorState } from "@codemirror/state";
 import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
-import type { ReadOnlyChange, ReadOnlyLiveDocument } from "../src/client/index.js";
-import { diffLines, splitLines, toLineOperation } from "../src/core/index.js";
+import type { ReadOnlyLiveDocument } from "../src/client/index.js";
 import { outlineHighlighter } from "./editor.js";
-import { toMinimalChanges } from "./line-changes.js";
+import { liveSync } from "./live-sync.js";
 
 export interface ReadOnlyView {
   view: EditorView;
@@ -22,8 +21,9 @@ export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, lab
   const view = new EditorView({
     parent,
     state: EditorState.create({
-      doc: doc.text,
+      doc: doc.doc,
       extensions: [
+        liveSync(doc),
         lineNumbers(),
         highlightActiveLine(),
         drawSelection(),
@@ -38,19 +38,9 @@ export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, lab
       ],
     }),
   });
-  const unsubscribe = doc.on("change", (change: ReadOnlyChange) => {
-    const shown = view.state.doc.toString();
-    if (shown === change.text) return;
-    const ops = shown === change.previousText ? change.ops : diffLines(splitLines(shown), splitLines(change.text)).map(toLineOperation);
-    view.dispatch({ changes: toMinimalChanges(shown, ops), annotations: Transaction.addToHistory.of(false) });
-    if (view.state.doc.toString() !== change.text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: change.text }, annotations: Transaction.addToHistory.of(false) });
-    }
-  });
   return {
     view,
     destroy() {
-      unsubscribe();
       view.destroy();
     },
   };

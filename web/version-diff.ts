@@ -1,11 +1,10 @@
 /**
  * What changed from one version's text to the next, for the history panel: the lines the shared
  * line diff (src/core diffLines) finds changed, and within a changed line the characters
- * (web/char-diff.ts). Unchanged lines are kept only around changes; the rest become a count.
+ * (src/core/char-diff.ts). Unchanged lines are kept only around changes; the rest become a count.
  * Pure: no DOM.
  */
-import { diffLines, splitLines } from "../src/core/index.js";
-import { charPieces, type CharPiece } from "./char-diff.js";
+import { charPieces, diffLines, splitLines, type CharPiece } from "../src/core/index.js";
 
 export type DiffRow =
   | { kind: "same"; line: number; text: string }

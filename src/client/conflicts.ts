@@ -2,17 +2,6 @@ import { abortError } from "./backoff.js";
 import type { Emitter } from "./events.js";
 import type { Conflict } from "./live-types.js";
 
-/** A text at a version of the service. */
-export interface Snapshot {
-  version: number;
-  /** The lines shown and merged (the plain text of an encrypted document). */
-  lines: string[];
-  /** The service's lines when they differ from `lines` (an encrypted document's ciphertext lines, docs/encryption.md). */
-  wire?: string[];
-  /** The checksum of the text, once known (from the service's answer, or computed for a patch): hashed at most once. */
-  checksum?: string;
-}
-
 type ConflictEvents = { conflict: [Conflict] };
 
 /**

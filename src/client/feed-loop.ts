@@ -1,12 +1,6 @@
-import { applyOps } from "../core/apply-ops.js";
-import { splitLines } from "../core/lines.js";
-import type { NormalizedOp } from "../core/normalized-op.js";
-import { validateOps } from "../core/validate-ops.js";
 import { Backoff, earlyEnd, sleep, withTimeout, type RetryNow, type RetryOptions } from "./backoff.js";
-import type { Snapshot } from "./conflicts.js";
 import { FolioError } from "./errors.js";
 import type { FolioClient } from "./http.js";
-import { snapshotOf, wireOf, type LineCodec } from "./line-codec.js";
 import type { ChangeFeed } from "./types.js";
 
 export interface FeedLoopOptions {
@@ -15,7 +9,7 @@ export interface FeedLoopOptions {
   signal: AbortSignal;
   waitSeconds: number;
   retry: RetryOptions | undefined;
-  /** The version to ask from: the live document's confirmed version, read before every poll. */
+  /** The version to ask from, read before every poll. */
   since: () => number;
   /** Hands an answer to the live document; the next poll waits until it was applied (or found stale). */
   deliver: (answer: ChangeFeed) => Promise<void>;
@@ -59,20 +53,4 @@ export async function runFeed(options: FeedLoopOptions): Promise<void> {
       await sleep(backoff.next(retryAfter), options.signal, earlyEnd(options.now, seen, retryAfter)).catch(() => undefined);
     }
   }
-}
-
-/**
- * The text a feed answer brings: its content, or its ops applied to the feed base's text
- * (docs/editing-protocol.md, "Following the feed"), with those ops (decoded) when they start at the
- * confirmed version: they carry the local edits over exactly. "stale": a diff from another version
- * than the one asked from (a reload moved it), the feed asks again; "unusable": ops that do not apply.
- */
-export function broughtBy(answer: ChangeFeed, feedBase: Snapshot, confirmedVersion: number, codec: LineCodec): { target: Snapshot; remoteOps?: NormalizedOp[] } | "stale" | "unusable" {
-  if (answer.content !== undefined) return { target: snapshotOf(codec, answer.currentVersion, splitLines(answer.content)) };
-  if (answer.fromVersion !== feedBase.version || answer.ops === undefined) return "stale";
-  const ops = validateOps(answer.ops);
-  const next = ops.ok ? applyOps(wireOf(feedBase), ops.ops) : ops;
-  if (!ops.ok || !next.ok) return "unusable";
-  const target = snapshotOf(codec, answer.currentVersion, next.lines);
-  return answer.fromVersion === confirmedVersion ? { target, remoteOps: codec.decodeOps(ops.ops) } : { target };
 }

@@ -8,22 +8,14 @@ export { FolioError, FolioNetworkError } from "./errors.js";
 export { openDocument, randomClientId } from "./open-document.js";
 export { openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument, type ReadOnlyOptions, type ReadOnlyStatus } from "./read-only-document.js";
 export type { ReadCalls } from "./read-calls.js";
-export {
-  type Conflict,
-  type LiveDocument,
-  type OpenOptions,
-  type PendingStore,
-  type PersistedPending,
-  type SyncStatus,
-  type TextChange,
-} from "./live-types.js";
+export { type Conflict, type LiveDocument, type OpenOptions, type SyncStatus, type TextChange } from "./live-types.js";
+export type { PendingStore, StoredPending } from "./pending-log.js";
 export type { RetryOptions } from "./backoff.js";
 export type * from "./types.js";
 export { checksumOf } from "../core/checksum.js";
 export { joinLines, splitLines } from "../core/lines.js";
 export { rebuildAfterPatch } from "../core/rebuild-rule.js";
-export { mergeText } from "../core/merge-text.js";
-export type { TextEdit } from "../core/text-edits.js";
+export type { TextEdit } from "../core/char-diff.js";
 export { generateDocumentKey, isEncryptedDocument, MAX_TITLE_BYTES } from "./encryption/document-key.js";
 export { createEncryptedDocument, changeDocumentKey, withDocumentKey } from "./encryption/keyed-client.js";
 export { UNREADABLE_LINE, UNREADABLE_TITLE } from "./encryption/codec.js";

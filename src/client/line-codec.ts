@@ -1,6 +1,4 @@
 import type { NormalizedOp } from "../core/normalized-op.js";
-import type { Snapshot } from "./conflicts.js";
-import type { PersistedPending } from "./live-types.js";
 
 /**
  * How a live document turns the service's lines (its "wire" text) into the lines it shows and merges,
@@ -18,10 +16,12 @@ export interface LineCodec {
   decodeOps(ops: readonly NormalizedOp[]): NormalizedOp[];
   decodeTitle(wire: string): string;
   encodeTitle(title: string): string;
-  /** The record a PendingStore keeps, its local texts sealed (encrypted documents) or as they are. */
-  sealPending(pending: PersistedPending | undefined): PersistedPending | undefined;
-  /** The record back; `undefined` when it cannot be opened (sealed under another key). */
-  openPending(pending: PersistedPending | undefined): PersistedPending | undefined;
+  /** Whether a shown line or title is the mark of one that did not open (an encrypted document's, sealed under another key). */
+  isUnreadable(text: string): boolean;
+  /** What a PendingStore keeps of the local edits: sealed under the local key (encrypted documents), or as it is. */
+  seal(text: string): string;
+  /** A sealed text back; `undefined` when it cannot be opened (sealed under another key). */
+  open(sealed: string): string | undefined;
 }
 
 export const PLAIN_CODEC: LineCodec = {
@@ -31,17 +31,7 @@ export const PLAIN_CODEC: LineCodec = {
   decodeOps: (ops) => ops as NormalizedOp[],
   decodeTitle: (wire) => wire,
   encodeTitle: (title) => title,
-  sealPending: (pending) => pending,
-  openPending: (pending) => pending,
+  isUnreadable: () => false,
+  seal: (text) => text,
+  open: (sealed) => sealed,
 };
-
-/** A snapshot of the service's text at `version`: its shown lines, and its wire lines when they differ. */
-export function snapshotOf(codec: LineCodec, version: number, wire: string[], checksum?: string): Snapshot {
-  const lines = codec.decodeLines(wire);
-  return { version, lines, ...(lines !== wire ? { wire } : {}), ...(checksum !== undefined ? { checksum } : {}) };
-}
-
-/** The service's lines of a snapshot (what its checksum and the service's ops are about). */
-export function wireOf(snapshot: Snapshot): string[] {
-  return snapshot.wire ?? snapshot.lines;
-}

@@ -1,29 +1,98 @@
+import { ChangeSet } from "@codemirror/state";
+import type { TextEdit } from "../core/char-diff.js";
 import { joinLines, splitLines } from "../core/lines.js";
-import { mergeLines } from "../core/merge-text.js";
-import type { NormalizedOp } from "../core/normalized-op.js";
-import { Backoff, sleep } from "./backoff.js";
-import { carryOver, mergeMineWins, newPatch, type Inflight } from "./carry-over.js";
-import type { Snapshot } from "./conflicts.js";
-import { DocumentState } from "./document-state.js";
+import { mapCursor } from "../core/concurrent-changes.js";
+import { changesToLines, editsOf } from "../core/text-changes.js";
+import { ownBefore } from "./own-text.js";
+import { validateOps } from "../core/validate-ops.js";
+import { chosenEdits, mergeMineWins, resolvedTo } from "./ask-conflict.js";
+import { Backoff, RetryNow, abortError, sleep } from "./backoff.js";
+import { checksumOfText } from "./checksum-async.js";
+import { ConflictDeck } from "./conflicts.js";
 import { FolioError, isTransient } from "./errors.js";
-import { broughtBy, runFeed } from "./feed-loop.js";
-import { appliesInFlight, mergeOfKeptOnce, rebuiltAfter, theirsOf, type PatchOutcome } from "./in-flight.js";
-import { inFlight, nextStep, type Step, type Work } from "./live-state.js";
+import { Emitter } from "./events.js";
+import { runFeed } from "./feed-loop.js";
+import type { FolioClient } from "./http.js";
+import type { LineCodec } from "./line-codec.js";
+import type { Conflict, LiveDocument, OpenOptions, SyncStatus, TextChange } from "./live-types.js";
+import { initialState, nextStep, quiet, statusOf, transition, withSync, type LiveEvent, type LiveState, type PatchOutcome, type Step } from "./live-state.js";
+import { PendingKeeper } from "./pending-keeper.js";
+import { assumeApplied, type PendingEntry } from "./pending-log.js";
 import { renameWithRetry } from "./rename.js";
-import { untilAnswered } from "./retrying.js";
-import type { ChangeFeed, ContentPatchResult, Document } from "./types.js";
-import { snapshotOf } from "./line-codec.js";
+import { untilAnswered, type RetryContext } from "./retrying.js";
+import { SyncWaiters } from "./sync-waiters.js";
+import { acked, conflicted, edited, followed, nextPatch, replaced, sent, unsent, type Moved, type SyncState } from "./sync-text.js";
+import type { ContentConflict, ChangeFeed, Document } from "./types.js";
+
+type Events = {
+  change: [TextChange];
+  title: [string];
+  deleted: [];
+  restored: [];
+  "key-lost": [];
+  conflict: [Conflict];
+  error: [Error];
+  status: [SyncStatus];
+};
+
+type Waiter = { resolve: () => void; reject: (error: Error) => void };
 
 /**
- * A live document: one patch in flight at most, and a feed loop. A single worker loop does every
- * change of state in turn (apply a feed answer, take a patch's answer, start a patch, reload), so
- * no two of them ever interleave; a patch's request runs beside it, and feed answers of other
- * people's changes are applied while it does. The rules are in docs/editing-protocol.md ("The
- * client"); the states, and the order in which the worker picks its next step, in live-state.ts.
+ * A live document (docs/editing-protocol.md, "The client"): one patch in flight at most, and a feed
+ * loop. Everything about its texts, versions and patch is one `LiveState` (live-state.ts, with the
+ * texts' algebra in sync-text.ts); a single worker takes every step that changes it in turn (take a
+ * patch's answer, apply a feed answer, reload, send), so no two of them interleave. Local edits are
+ * taken at once from the editor, as character changes, and kept (pending-keeper.ts).
  */
-export class LiveDocumentImpl extends DocumentState {
-  /** Starts the worker and the feed loop. */
-  start(): void {
+export class LiveDocumentImpl implements LiveDocument {
+  private state: LiveState;
+  private readonly emitter = new Emitter<Events>();
+  /** Feed answers for the worker, each released once applied (the feed loop then polls again). */
+  private readonly feedQueue: Array<{ answer: ChangeFeed; done: () => void }> = [];
+  /** Milestones waiting for the next patch, and those of the patch in flight. */
+  private milestones: Waiter[] = [];
+  private sentMilestones: Waiter[] = [];
+  private titleText: string;
+  private lastStatus: SyncStatus = "synced";
+  private displayName: string | undefined;
+  private wakeUp: (() => void) | undefined;
+  private readonly controller = new AbortController();
+  private readonly syncWaiters: SyncWaiters;
+  private readonly conflicts: ConflictDeck;
+  private readonly retrying: RetryContext;
+  private readonly now = new RetryNow();
+  private readonly keeper: PendingKeeper;
+
+  constructor(
+    private readonly client: FolioClient,
+    readonly id: string,
+    document: Document,
+    readonly clientId: string,
+    private readonly options: OpenOptions,
+    start: { sync: SyncState; nextSeq: number },
+    /** The service's lines and title ⇄ the shown ones: the identity, or decryption (docs/encryption.md). */
+    private readonly codec: LineCodec,
+  ) {
+    this.state = initialState(start.sync, start.nextSeq);
+    this.titleText = codec.decodeTitle(document.title);
+    this.displayName = options.displayName;
+    this.conflicts = new ConflictDeck(this.emitter, this.controller.signal);
+    this.syncWaiters = new SyncWaiters(this.controller.signal);
+    this.retrying = {
+      signal: this.controller.signal,
+      timeoutMs: options.requestTimeoutMs ?? 30_000,
+      retry: options.retry,
+      failing: (failing) => this.apply({ type: "failing", loop: "patch", failing }),
+      now: this.now,
+    };
+    const current = () => ({ sync: this.state.sync, clientId, nextSeq: this.state.nextSeq });
+    this.keeper = new PendingKeeper(options.pendingStore, id, codec, current, (error) => this.emitter.emit("error", error));
+    if (options.onConflict) this.emitter.on("conflict", options.onConflict);
+  }
+
+  /** Keeps the texts, starts the worker and the feed loop. */
+  async start(): Promise<void> {
+    await this.keeper.start();
     this.updateStatus();
     void this.run();
     void runFeed({
@@ -33,42 +102,107 @@ export class LiveDocumentImpl extends DocumentState {
       waitSeconds: this.options.waitSeconds ?? 25,
       retry: this.options.retry,
       now: this.now,
-      // From the last answer's version, even when this client's own patches moved it further: the
-      // authors answered together ask from one version and so share one answer (the service reads,
-      // composes and serializes it once). Every event after it arrives, so none is missed.
-      since: () => this.feedBase.version,
+      // From the last version whose event was taken: every rename and deletion is seen.
+      since: () => Math.min(this.state.eventsSeen, this.state.sync.confirmed.version),
       deliver: (answer) => this.deliver(answer),
       failing: (failing, error) => {
         this.apply({ type: "failing", loop: "feed", failing });
         if (error && !isTransient(error)) this.emitter.emit("error", error);
-        this.updateStatus();
       },
     });
   }
 
+  get text(): string {
+    return this.state.sync.local.toString();
+  }
+  get doc() {
+    return this.state.sync.local;
+  }
+  get version(): number {
+    return this.state.sync.confirmed.version;
+  }
+  get title(): string {
+    return this.titleText;
+  }
+  get deleted(): boolean {
+    return this.state.deleted;
+  }
+  get keyLost(): boolean {
+    return this.state.keyLost;
+  }
+  get status(): SyncStatus {
+    return this.lastStatus;
+  }
+  get closed(): boolean {
+    return this.state.phase.kind === "closed";
+  }
+
+  on<K extends keyof Events>(event: K, listener: (...args: Events[K]) => void): () => void {
+    return this.emitter.on(event, listener);
+  }
+
+  edit(changes: ChangeSet | readonly TextEdit[]): void {
+    if (this.closed) return;
+    const local = this.state.sync.local;
+    const set = Array.isArray(changes) ? ChangeSet.of(changes as TextEdit[], local.length) : (changes as ChangeSet);
+    if (set.length !== local.length) throw new RangeError(`an edit of a text of ${set.length} characters, on a text of ${local.length}`);
+    if (set.empty) return;
+    this.state = withSync(this.state, edited(this.state.sync, set));
+    this.apply({ type: "edited" });
+    void this.keeper.changed({ edit: set.toJSON() });
+    this.wake();
+  }
+
+  setText(next: string): void {
+    this.edit(changesToLines(this.state.sync.local, splitLines(next)));
+  }
+
+  setDisplayName(name: string | undefined): void {
+    this.displayName = name;
+  }
+
+  saveMilestone(): Promise<void> {
+    if (this.closed) return Promise.reject(abortError());
+    if (this.state.deleted) return Promise.reject(new Error("the document is deleted: it is read-only until it is restored"));
+    return new Promise((resolve, reject) => {
+      this.milestones.push({ resolve, reject });
+      this.updateStatus();
+      this.wake();
+    });
+  }
+
   async rename(title: string): Promise<void> {
-    const wire = this.codec.encodeTitle(title);
-    this.setTitle(this.codec.decodeTitle((await renameWithRetry(this.client, this.id, this.retrying, wire, this.confirmed.version)).title));
+    const renamed = await renameWithRetry(this.client, this.id, this.retrying, this.codec.encodeTitle(title), this.version);
+    this.setTitle(this.codec.decodeTitle(renamed.title));
+  }
+
+  retryNow(): void {
+    this.now.fire();
+  }
+
+  whenSynced(timeoutMs?: number): Promise<void> {
+    if (this.closed) return Promise.reject(abortError());
+    return this.isSynced() ? Promise.resolve() : this.syncWaiters.wait(timeoutMs);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    const unconfirmed = !this.isSynced();
+    this.apply({ type: "closed" });
+    this.controller.abort(abortError());
+    for (const waiter of [...this.milestones.splice(0), ...this.sentMilestones.splice(0)]) waiter.reject(abortError());
+    this.feedQueue.splice(0).forEach((item) => item.done());
+    void this.keeper.close(unconfirmed);
+    this.wake();
   }
 
   // ---- the worker ------------------------------------------------------------------------------
 
-  /** What the worker sees besides the state, for nextStep (live-state.ts). */
-  private readonly work: Work = {
-    feedQueued: () => this.feedQueue.length > 0,
-    appliesInFlight: (patch) => {
-      const versions = { confirmed: this.confirmed.version, feedBase: this.feedBase.version };
-      return this.options.conflicts !== "ask" && appliesInFlight(this.feedQueue[0]!.answer, patch, this.clientId, versions);
-    },
-    hasEdits: () => this.hasEdits(),
-    holdMs: () => this.hold.remainingMs(this.milestones.length > 0),
-  };
-
-  protected async run(): Promise<void> {
+  private async run(): Promise<void> {
     const backoff = new Backoff(this.options.retry);
     while (!this.closed) {
       try {
-        await this.step(nextStep(this.state, this.work));
+        await this.step(nextStep(this.state, { feedQueued: () => this.feedQueue.length > 0, milestoneWaiting: () => this.milestones.length > 0 }));
         backoff.reset();
       } catch (error) {
         if (this.closed) return;
@@ -82,215 +216,240 @@ export class LiveDocumentImpl extends DocumentState {
   private async step(step: Step): Promise<void> {
     switch (step.do) {
       case "take":
-        return this.patchAnswered(step.patch, step.outcome);
-      case "rebase":
-        this.apply({ type: "rebased" });
-        return this.moveBase(step.from, this.confirmed);
-      case "apply-feed":
-        return this.nextFeed();
+        return this.take(step.outcome);
+      case "apply-feed": {
+        const feed = this.feedQueue.shift()!;
+        return this.applyFeed(feed.answer).finally(feed.done);
+      }
       case "reload":
         return this.reload();
       case "resend":
-        return this.startPatch(step.patch);
+        return this.request();
       case "send":
-        return this.startPatch(this.prepare());
+        return this.send();
       case "wait":
-        return this.idle(step.ms);
+        return this.idle();
       case "stop":
         return;
     }
   }
 
-  private async nextFeed(): Promise<void> {
-    const feed = this.feedQueue.shift()!;
-    try {
-      await this.applyFeed(feed.answer);
-    } finally {
-      feed.done();
-    }
+  /** The pending edits (and a waiting milestone) as the next patch, kept before it goes out. */
+  private async send(): Promise<void> {
+    const { confirmed } = this.state.sync;
+    const checksum = confirmed.checksum ?? (await checksumOfText(joinLines(confirmed.wire)));
+    if (this.closed) return;
+    const sync = { ...this.state.sync, confirmed: { ...this.state.sync.confirmed, checksum } };
+    this.sentMilestones = this.milestones.splice(0);
+    const fields = { checksum, clientId: this.clientId, seq: this.state.nextSeq, displayName: this.displayName, milestone: this.sentMilestones.length > 0 };
+    const inflight = nextPatch(sync, this.codec, fields);
+    this.state = withSync(this.state, sent(sync, inflight));
+    await this.keeper.changed({ sent: inflight.request });
+    return this.request();
   }
 
-  protected prepare(): Inflight {
-    const milestones = this.milestones.splice(0);
-    return newPatch(this.confirmed, this.local, { clientId: this.clientId, seq: this.nextSeq++, displayName: this.displayName, milestones }, this.codec);
-  }
-
-  /** Sends one patch until it has an answer, the same body (same seq) on every attempt, beside the worker. */
-  protected async startPatch(patch: Inflight): Promise<void> {
-    this.apply({ type: "sent", patch });
-    this.updateStatus();
-    await this.persist();
+  /** Sends the patch in flight until it has an answer, the same body (same seq) on every attempt, beside the worker. */
+  private request(): void {
+    const request = this.state.sync.inflight!.request;
+    this.apply({ type: "sent" });
     const answered = (outcome: PatchOutcome) => {
-      if (this.closed) return;
-      this.apply({ type: "answered", patch, outcome });
+      this.apply({ type: "answered", outcome });
       this.wake();
     };
-    untilAnswered(this.retrying, (signal) => this.client.patchContent(this.id, patch.request, signal)).then(
+    untilAnswered(this.retrying, (signal) => this.client.patchContent(this.id, request, signal)).then(
       (answer) => answered({ answer }),
       (error: unknown) => answered({ error }),
     );
   }
 
-  protected async patchAnswered(patch: Inflight, outcome: PatchOutcome): Promise<void> {
+  private async take(outcome: PatchOutcome): Promise<void> {
+    const before = this.state.sync;
+    const base = before.inflight!.request.baseVersion;
     this.apply({ type: "taken" });
-    if ("error" in outcome) {
-      await this.refused(patch, outcome.error);
-      await this.persist();
-      return;
+    if ("error" in outcome) return this.refused(outcome.error);
+    const { answer } = outcome;
+    if (answer.status === 409) {
+      this.milestones.unshift(...this.sentMilestones.splice(0));
+      return this.conflict(before, answer.conflict);
     }
-    const answer = outcome.answer;
-    if (answer.status === 200) {
-      await this.accepted(patch, answer.result);
-      for (const waiter of patch.milestones) waiter.resolve();
-    } else {
-      const { target, ops } = theirsOf(patch, answer.conflict, this.codec);
-      this.milestones.unshift(...patch.milestones);
-      // The local edits (this patch's included) are relative to the confirmed text, which the feed
-      // may have moved past the patch's base meanwhile, up to or beyond the 409's version.
-      const from = patch.localBase ?? this.confirmed.lines;
-      if (patch.localBase || target.version > this.confirmed.version) await this.conflict(from, target, from === patch.base.lines ? ops : undefined);
+    const moved = acked(before, this.codec, answer.result);
+    for (const waiter of this.sentMilestones.splice(0)) waiter.resolve();
+    if ("unusable" in moved) {
+      this.emitter.emit("error", new Error(`${moved.unusable}; reloading`));
+      return this.reloadAfter(assumeApplied(before), { assumed: true });
     }
-    await this.persist();
-    this.updateStatus();
+    // Right after the base, with every event up to it seen: this version's event is this patch's.
+    if (answer.result.version === base + 1 && this.state.eventsSeen >= base) this.apply({ type: "seen", version: answer.result.version });
+    await this.moveTo(moved, { acked: answer.result });
   }
 
-  /** 200: the text by the rebuild rule, checked against the answer's checksum; a mismatch reloads. */
-  protected async accepted(patch: Inflight, result: ContentPatchResult): Promise<void> {
-    const rebuilt = rebuiltAfter(patch, result);
-    if (!rebuilt) {
-      this.emitter.emit("error", new Error(`the text after version ${result.version} could not be rebuilt exactly; reloading`));
-      await this.reload(patch.expected);
-      return;
-    }
-    // A version the confirmed text has passed already (a resend answered from its receipt after a
-    // reopen) is contained in it: the history is linear.
-    const answered: Snapshot = snapshotOf(this.codec, result.version, rebuilt.lines, result.checksum);
-    const target = result.version >= this.confirmed.version ? answered : this.confirmed;
-    // Right after the base: no foreign version in between, so no event to catch up on, and the feed
-    // may ask from here (a lone author's next polls ask from its own version; the poll already
-    // waiting is still answered with this change, which is then stale and dropped).
-    if (result.version <= patch.base.version + 1 && this.eventsSeen >= patch.base.version) this.eventsSeen = Math.max(this.eventsSeen, result.version);
-    if (result.version === this.feedBase.version + 1 && patch.base.version === this.feedBase.version) this.feedBase = answered;
-    // A change kept once that two people made alike: the merge that keeps both becomes what the
-    // local edits stand on, and what the service lacks of it is sent next as a local edit.
-    const merged = target === answered && this.options.conflicts !== "ask" ? mergeOfKeptOnce(patch, rebuilt.since) : undefined;
-    if (merged) {
-      this.confirmed = target;
-      this.replaceLocal(mergeLines(patch.expected, merged, this.local), "early", target.lines);
-      return;
-    }
-    await this.moveBase(patch.expected, target);
-  }
-
-  /** A 4xx other than 409 ContentConflict. */
-  protected async refused(patch: Inflight, error: unknown): Promise<void> {
+  /** A 4xx other than a 409 ContentConflict: the patch was not applied, its edits are pending again. */
+  private async refused(error: unknown): Promise<void> {
     const status = error instanceof FolioError ? error.status : 0;
-    this.milestones.unshift(...patch.milestones);
+    this.state = withSync(this.state, unsent(this.state.sync));
+    await this.keeper.changed({ unsent: true });
+    this.milestones.unshift(...this.sentMilestones.splice(0));
     // 422 counts one more in a row, 404 marks the document deleted, 400, 413, … park the edits.
     this.apply({ type: "refused", status });
     if (status === 422) {
-      // The base is unknown or not what the service holds: reload once and send the edits again as
-      // a fresh diff; a second 422 in a row waits before the next reload.
+      // The base is unknown or not what the service holds: reload, then send the edits again.
       if (this.state.unprocessable > 1) await sleep(new Backoff(this.options.retry).next(), this.controller.signal);
-      await this.reload(patch.localBase ?? this.confirmed.lines);
-    } else if (status === 409) {
-      // A seq used before with another body (a store that kept a stale patch): a fresh seq.
-      this.emitter.emit("error", error as Error);
+      this.apply({ type: "reload-wanted" });
     } else if (status !== 404) {
-      // 400, 413, …: this edit cannot be sent as it is. Report it and send nothing until the next edit.
-      for (const waiter of this.milestones.splice(0)) waiter.reject(error as Error);
-      this.emitter.emit("error", error as Error);
+      // 409 problem: a seq used before with another body; the next patch has a fresh seq.
+      if (status !== 409) for (const waiter of this.milestones.splice(0)) waiter.reject(error as Error);
+      this.emitter.emit("error", error instanceof Error ? error : new Error(String(error)));
     }
   }
 
-  protected async applyFeed(answer: ChangeFeed): Promise<void> {
+  /** A 409 ContentConflict: merged by default; with `conflicts: "ask"` and a listener, the listener chooses. */
+  private async conflict(before: SyncState, conflict: ContentConflict): Promise<void> {
+    const merged = conflicted(before, this.codec, conflict);
+    if ("unusable" in merged) {
+      this.emitter.emit("error", new Error(`${merged.unusable}; reloading`));
+      return this.reloadAfter(unsent(before), { unsent: true });
+    }
+    let choice: "theirs" | "mine" | undefined;
+    let mine: string[] = [];
+    if (this.options.conflicts === "ask" && this.emitter.count("conflict") > 0) {
+      const ops = validateOps(conflict.opsSinceBase);
+      const from = before.confirmed.text.toJSON();
+      mine = mergeMineWins(from, before.local.toJSON(), merged.state.confirmed.text.toJSON(), ops.ok ? this.codec.decodeOps(ops.ops) : []);
+      this.updateStatus("conflict");
+      choice = await this.conflicts.ask(merged.state.confirmed.text.toString(), () => joinLines(mine), conflict.currentVersion);
+    }
+    if (choice === undefined) return this.moveTo(merged, { conflicted: conflict });
+    this.state = withSync(this.state, merged.state);
+    await this.keeper.changed({ conflicted: conflict });
+    const pending = chosenEdits(merged.state, choice, mine);
+    await this.moveTo(resolvedTo(merged.state, pending, before), { resolved: pending.toJSON() });
+  }
+
+  private async applyFeed(answer: ChangeFeed): Promise<void> {
+    let titleStale = false;
     for (const event of answer.events) {
-      if (event.version <= this.eventsSeen) continue;
-      this.eventsSeen = event.version;
+      if (event.version <= this.state.eventsSeen) continue;
+      this.apply({ type: "seen", version: event.version });
       if (event.changeType === "RENAMED" && event.title !== undefined) this.setTitle(this.codec.decodeTitle(event.title));
       else if (event.changeType === "DELETED") this.apply({ type: "deleted" });
-      else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.apply({ type: "reload-wanted" });
+      else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") titleStale = true;
+      if (event.changeType === "RESTORED") this.apply({ type: "restored" });
     }
-    if (this.state.reloadDue) return;
-    const brought = broughtBy(answer, this.feedBase, this.confirmed.version, this.codec);
-    if (brought === "unusable") this.apply({ type: "reload-wanted" });
-    if (typeof brought === "string") return;
-    const { target, remoteOps } = brought;
-    this.feedBase = target;
-    // At or behind this client's own acknowledged patches: the text has it already.
-    if (target.version <= this.confirmed.version) return;
-    const patch = inFlight(this.state);
-    if (patch) {
-      // In flight: the patch's edits are carried onto the new text, then the edits made since it over
-      // that move, so that its answer finds them relative to exactly what they were made on.
-      // Both from the confirmed text, in one merge each: what both typed the same way at one point
-      // is then the service's first in both, so the later edits still follow the patch's own text.
-      const expected = mergeLines(this.confirmed.lines, target.lines, patch.expected);
-      const local = mergeLines(this.confirmed.lines, target.lines, this.local);
-      [patch.expected, this.confirmed] = [expected, target];
-      this.replaceLocal(local, "early", target.lines);
-      await this.persist();
-      return;
+    const { sync } = this.state;
+    const version = answer.currentVersion;
+    if (version > sync.confirmed.version && answer.content !== undefined) {
+      await this.moveTo(replaced(sync, this.codec, splitLines(answer.content), version), { replaced: { text: answer.content, version } });
+    } else if (version > sync.confirmed.version && answer.fromVersion === sync.confirmed.version && answer.ops) {
+      // (An answer from another version than the confirmed one only brought events: the feed asks on.)
+      const ops = validateOps(answer.ops);
+      const moved = ops.ok ? followed(sync, this.codec, ops.ops, version) : undefined;
+      if (moved) await this.moveTo(moved, { followed: { ops: answer.ops, version } });
+      else this.apply({ type: "reload-wanted" });
     }
-    // Without the service's ops from the confirmed text, the local edits are carried over a diff of the two texts.
-    await this.moveBase(this.confirmed.lines, target, remoteOps);
+    if (titleStale) await this.readTitle();
   }
 
-  /** GET the document and move onto it; `from` is the base the local edits are relative to. */
-  protected async reload(from: string[] = this.confirmed.lines): Promise<void> {
+  /** GET the document and move onto it. */
+  private async reload(): Promise<void> {
     this.apply({ type: "reloading" });
-    let document: Document;
+    const document = await this.read();
+    if (!document) return;
+    this.apply({ type: "restored" });
+    this.apply({ type: "seen", version: document.version });
+    this.setTitle(this.codec.decodeTitle(document.title));
+    await this.moveTo(replaced(this.state.sync, this.codec, splitLines(document.content), document.version), { replaced: { text: document.content, version: document.version } });
+  }
+
+  private async reloadAfter(sync: SyncState, entry: PendingEntry): Promise<void> {
+    this.state = withSync(this.state, sync);
+    await this.keeper.changed(entry);
+    this.apply({ type: "reload-wanted" });
+  }
+
+  /** The document as the service has it now; undefined (and marked deleted) on a 404. */
+  private async read(): Promise<Document | undefined> {
     try {
-      document = await untilAnswered(this.retrying, (signal) => this.client.getDocument(this.id, signal));
+      return await untilAnswered(this.retrying, (signal) => this.client.getDocument(this.id, signal));
     } catch (error) {
       if (!(error instanceof FolioError) || error.status !== 404) throw error;
       this.apply({ type: "deleted" });
-      return;
+      return undefined;
     }
-    this.apply({ type: "restored" });
-    this.setTitle(this.codec.decodeTitle(document.title));
-    this.eventsSeen = Math.max(this.eventsSeen, document.version);
-    this.feedBase = snapshotOf(this.codec, document.version, splitLines(document.content));
-    await this.moveBase(from, this.feedBase);
   }
 
-  /**
-   * Makes `target` the confirmed text and carries the local edits (relative to `from`) over onto it:
-   * merged with the service's text (mergeLines, nothing either side typed lost) or, with
-   * `conflicts: "ask"`, rebased as the service rebases a stale patch, the user choosing where they overlap.
-   */
-  protected async moveBase(from: readonly string[], target: Snapshot, remoteOps?: readonly NormalizedOp[]): Promise<void> {
-    const asking = this.options.conflicts === "ask";
-    const carried = asking ? carryOver(from, this.local, target.lines, remoteOps) : mergeLines(from, target.lines, this.local);
-    if (!carried) {
-      await this.conflict(from, target, remoteOps);
-      return;
-    }
-    // Without local edits the text becomes the service's; what reached it later goes after what
-    // this author typed at the same point (the edits slide late).
-    const unchanged = this.local.length === from.length && this.local.every((line, k) => line === from[k]);
-    this.confirmed = target;
-    this.replaceLocal(carried, unchanged ? "late" : "early", target.lines);
+  private async readTitle(): Promise<void> {
+    const document = await this.read();
+    if (document) this.setTitle(this.codec.decodeTitle(document.title));
   }
 
-  /**
-   * A true overlap between the local edits (relative to `from`) and the service's text `target`. By
-   * default the three texts are merged inside the lines, keeping what both sides typed; the result
-   * is sent next as a fresh diff against `target`. With `conflicts: "ask"` and a listener, the user
-   * chooses: "theirs" drops the local edits, "mine" puts them over the service's text, winning on
-   * the contested lines only.
-   */
-  protected async conflict(from: readonly string[], target: Snapshot, remoteOps?: readonly NormalizedOp[]): Promise<void> {
-    let choice: "theirs" | "mine" | undefined;
-    if (this.options.conflicts === "ask" && this.emitter.count("conflict") > 0) {
-      this.updateStatus("conflict");
-      const mine = () => joinLines(mergeMineWins(from, this.local, target.lines, remoteOps));
-      choice = await this.conflicts.ask(joinLines(target.lines), mine, target.version);
+  /** Takes a step of the texts: kept, then shown; lines that do not open make the key be checked. */
+  private async moveTo(moved: Moved, entry: PendingEntry): Promise<void> {
+    const before = this.state.sync;
+    this.state = withSync(this.state, moved.state);
+    await this.keeper.changed(entry);
+    if (!moved.remote.empty) {
+      const edits = editsOf(moved.remote);
+      const mapCursorThrough = (pos: number) => mapCursor(before.local, moved.remote, pos, ownBefore(before.own, ChangeSet.empty(before.local.length)));
+      this.emitter.emit("change", { origin: "remote", changes: moved.remote, edits, version: moved.state.confirmed.version, mapCursor: mapCursorThrough });
+      if (this.codec.encrypted && edits.some((edit) => edit.insert.split("\n").some((line) => this.codec.isUnreadable(line)))) await this.checkKey();
     }
-    this.confirmed = target;
-    if (choice === "theirs") this.replaceLocal(target.lines);
-    else if (choice === "mine") this.replaceLocal(mergeMineWins(from, this.local, target.lines, remoteOps));
-    else this.replaceLocal(mergeLines(from, target.lines, this.local), "early", target.lines);
     this.updateStatus();
+  }
+
+  /** Lines that do not open came in: when the title does not open either, the key changed and nothing more is sent. */
+  private async checkKey(): Promise<void> {
+    const document = await this.read();
+    if (!document || !this.codec.isUnreadable(this.codec.decodeTitle(document.title))) return;
+    this.apply({ type: "key-lost" });
+    this.emitter.emit("key-lost");
+  }
+
+  /** The worker waits here, settled, until wake() is called. */
+  private async idle(): Promise<void> {
+    this.updateStatus();
+    if (this.isSynced()) this.syncWaiters.release();
+    await new Promise<void>((resolve) => (this.wakeUp = resolve));
+    this.wakeUp = undefined;
+  }
+
+  private wake(): void {
+    this.updateStatus();
+    this.wakeUp?.();
+  }
+
+  /** Queues a feed answer for the worker; the feed loop polls again once it is applied. */
+  private deliver(answer: ChangeFeed): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.apply({ type: "announced", version: answer.currentVersion });
+    return new Promise((done) => {
+      this.feedQueue.push({ answer, done });
+      this.wake();
+    });
+  }
+
+  private isSynced(): boolean {
+    return quiet(this.state) && this.feedQueue.length === 0 && this.milestones.length === 0 && this.state.sync.confirmed.version >= this.state.announced;
+  }
+
+  /** Changes the state (live-state.ts) and tells the listeners of a deletion, a restore and the status. */
+  private apply(event: LiveEvent): void {
+    const deleted = this.state.deleted;
+    this.state = transition(this.state, event);
+    if (this.state.deleted !== deleted) this.emitter.emit(deleted ? "restored" : "deleted");
+    this.updateStatus();
+  }
+
+  private setTitle(title: string): void {
+    if (title === this.titleText) return;
+    this.titleText = title;
+    this.emitter.emit("title", title);
+  }
+
+  private updateStatus(force?: SyncStatus): void {
+    if (this.closed) return;
+    const status = force ?? statusOf(this.state, this.conflicts.open, this.isSynced());
+    if (status === this.lastStatus) return;
+    this.lastStatus = status;
+    this.emitter.emit("status", status);
   }
 }

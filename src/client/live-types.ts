@@ -1,63 +1,29 @@
-import type { TextEdit } from "../core/text-edits.js";
+import type { ChangeSet, Text } from "@codemirror/state";
+import type { TextEdit } from "../core/char-diff.js";
 import type { RetryOptions } from "./backoff.js";
-import type { ContentPatchRequest, LineOperation } from "./types.js";
+import type { PendingStore } from "./pending-log.js";
 
 export type SyncStatus = "synced" | "syncing" | "offline" | "conflict";
-
-/**
- * The unacknowledged edit of a live document, as a {@link PendingStore} keeps it: the patch in
- * flight exactly as sent (so that a reload resends it with the same clientId and seq, and the
- * service answers from its receipt instead of applying it twice), the base text it was built
- * against, and the whole local text (edits made after it included).
- */
-export interface PersistedPending {
-  /** The patch in flight, unchanged; absent when only buffered edits are waiting. */
-  request?: ContentPatchRequest;
-  /** The text of version `baseVersion`, the base of `request` and of `text`'s edits. */
-  baseText: string;
-  baseVersion: number;
-  /** The local text when it was saved. */
-  text: string;
-  /** The client id of `request`; the next patches of a reopened document go on with it. */
-  clientId: string;
-  /** The next seq to use after `request`. */
-  nextSeq: number;
-  /**
-   * Set when the change feed brought other people's changes while `request` was in flight: the
-   * service's text that `text` is relative to then (`request`'s edits included), instead of `baseText`.
-   */
-  localBaseText?: string;
-  /** With `localBaseText`: `request`'s edits carried onto it, the text `text`'s later edits are relative to. */
-  expectedText?: string;
-}
-
-/** Optional persistence of the unacknowledged edit (for example in localStorage or IndexedDB). */
-export interface PendingStore {
-  load(documentId: string): Promise<PersistedPending | undefined> | PersistedPending | undefined;
-  save(documentId: string, pending: PersistedPending | undefined): Promise<void> | void;
-}
 
 export interface OpenOptions {
   /**
    * The link's key of an encrypted document (docs/encryption.md): the text and title are decrypted,
-   * every line put in is encrypted, and the PendingStore gets the local texts sealed.
+   * every line put in is encrypted, and the PendingStore gets what it keeps sealed.
    */
   key?: string;
   /** Sent with every patch; changeable later with setDisplayName. */
   displayName?: string;
-  /** Default: a random id per live document (crypto.getRandomValues), or the persisted one. */
+  /** Default: a random id per live document (crypto.getRandomValues), or the kept one. */
   clientId?: string;
   pendingStore?: PendingStore;
   /** The feed's long-poll wait in seconds (default 25). */
   waitSeconds?: number;
   /**
-   * What happens when the local edits and someone else's change meet in the same lines (a 409
-   * ContentConflict, or a change from the feed over unsent edits). "merge" (the default): the lines
-   * are merged word by word and character by character, keeping what both people typed (the
-   * service's text first where both typed at one point), and the result is sent; nobody is asked
-   * (docs/editing-protocol.md, "The client"). "ask": a `conflict` event lets the application choose
-   * "theirs" or "mine"; with no listener at that moment the document merges as by default. A
-   * listener alone does not switch to asking.
+   * What happens when the local edits and someone else's change meet in the same lines (a 409, or a
+   * change from the feed over unsent edits). "merge" (the default): the edits are merged by
+   * characters by the merge rule (docs/editing-protocol.md, "The merge rule") and the result is
+   * sent; nobody is asked. "ask": on a 409 a `conflict` event lets the application choose "theirs"
+   * or "mine"; with no listener at that moment the document merges as by default.
    */
   conflicts?: "merge" | "ask";
   /** Same as doc.on("conflict", ...): called only with `conflicts: "ask"`. */
@@ -66,29 +32,27 @@ export interface OpenOptions {
   retry?: RetryOptions;
   /** A patch, reload or rename without an answer after this long counts as failed and is resent (default 30 s). */
   requestTimeoutMs?: number;
-  /**
-   * How long a patch whose every changed line ends with a blank waits for the next key (default
-   * 700 ms, 0 to send at once): the blank goes out with the word typed after it
-   * (docs/editing-protocol.md, "The client").
-   */
-  blankHoldMs?: number;
 }
 
+/**
+ * A change of the local text that did not come from `edit` (someone else's, merged with the local
+ * edits): the character changes against the text before it, which an editor applies as one
+ * transaction so that its cursor and selection are mapped through them.
+ */
 export interface TextChange {
-  origin: "local" | "remote";
-  previousText: string;
-  text: string;
-  /** Line ops that turn previousText into text (sorted, against previousText): the editor maps cursors through them. */
-  ops: LineOperation[];
-  /**
-   * The same change as character edits `{from, to, insert}` against previousText: sorted, not
-   * overlapping, offsets in UTF-16 code units (the shape of CodeMirror's ChangeSpec, so they can be
-   * dispatched as they are). Every run of lines the ops replace is diffed by characters, so a remote
-   * change elsewhere in the line the cursor is in moves the cursor only by what was put in or taken
-   * out before it: a cursor mapped through these edits stays with the text the person is typing.
-   * A deletion takes the line break after its lines (before them at the end of the text).
-   */
+  origin: "remote";
+  /** The change as CodeMirror's ChangeSet (on the text before it): `view.dispatch({ changes })`. */
+  changes: ChangeSet;
+  /** The same change as `{from, to, insert}` against the text before it: sorted, apart, UTF-16 offsets. */
   edits: TextEdit[];
+  /** The version of the service's text after it. */
+  version: number;
+  /**
+   * Where a cursor of the text before goes: like `changes.mapPos`, but text put in right at the
+   * cursor goes before or after it as the merge rule would place what the person types next there
+   * (docs/editing-protocol.md, "The merge rule"). An editor maps its selection with it.
+   */
+  mapCursor(pos: number): number;
 }
 
 /** Emitted only with `conflicts: "ask"` (see OpenOptions.conflicts). */
@@ -105,16 +69,25 @@ export interface Conflict {
 
 export interface LiveDocument {
   readonly id: string;
-  /** The local text (confirmed + pending edits). */
+  /** The local text (the service's with the unconfirmed edits), as a string: it costs the document's length. */
   readonly text: string;
-  /** The last version the local text is based on. */
+  /** The local text as a CodeMirror `Text` (shared, not copied). */
+  readonly doc: Text;
+  /** The version of the service's text the local text rests on. */
   readonly version: number;
   readonly title: string;
   /** true: read-only until RESTORED. */
   readonly deleted: boolean;
+  /** true: an encrypted document whose key changed; this link's key no longer opens it, and nothing is sent. */
+  readonly keyLost: boolean;
   readonly status: SyncStatus;
   readonly clientId: string;
-  /** The editor hands over its whole text after a local edit. */
+  /**
+   * A local edit: changes against the local text as it is (CodeMirror's ChangeSet or `{from, to,
+   * insert}` specs, all against the text before). The editor binding hands over each transaction's changes.
+   */
+  edit(changes: ChangeSet | readonly TextEdit[]): void;
+  /** The local text replaced by `next`, as the characters that differ (for programs without an editor; costs the document's length). */
   setText(next: string): void;
   setDisplayName(name: string | undefined): void;
   /** A milestone patch (the "save version" button); resolves when the service recorded it. */
@@ -123,11 +96,11 @@ export interface LiveDocument {
   rename(title: string): Promise<void>;
   on(event: "change", listener: (change: TextChange) => void): () => void;
   on(event: "title", listener: (title: string) => void): () => void;
-  on(event: "deleted" | "restored", listener: () => void): () => void;
+  on(event: "deleted" | "restored" | "key-lost", listener: () => void): () => void;
   on(event: "conflict", listener: (conflict: Conflict) => void): () => void;
   on(event: "error", listener: (error: Error) => void): () => void;
   on(event: "status", listener: (status: SyncStatus) => void): () => void;
-  /** Resolves when no local edit is pending and the last version the feed announced is applied; rejects on close or after `timeoutMs`. */
+  /** Resolves when no local edit is unconfirmed and the last version the feed announced is applied; rejects on close or after `timeoutMs`. */
   whenSynced(timeoutMs?: number): Promise<void>;
   /**
    * Sends what waits for a retry now instead of after its backoff (a page calls it on the browser's

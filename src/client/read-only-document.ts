@@ -1,16 +1,17 @@
-import { applyOps } from "../core/apply-ops.js";
-import { diffLines } from "../core/diff-lines.js";
-import { joinLines, splitLines } from "../core/lines.js";
-import { toLineOperation } from "../core/normalized-op.js";
+import type { Text } from "@codemirror/state";
+import { splitLines } from "../core/lines.js";
+import { editsOf } from "../core/text-changes.js";
 import { validateOps } from "../core/validate-ops.js";
 import { RetryNow, type RetryOptions } from "./backoff.js";
 import { FolioError } from "./errors.js";
 import { Emitter } from "./events.js";
 import { runFeed } from "./feed-loop.js";
 import type { FolioClient } from "./http.js";
-import type { ChangeFeed, LineOperation, ReadOnlyDocument } from "./types.js";
+import type { ChangeFeed, ReadOnlyDocument } from "./types.js";
 import { EncryptedCodec } from "./encryption/codec.js";
 import { PLAIN_CODEC, type LineCodec } from "./line-codec.js";
+import type { TextChange } from "./live-types.js";
+import { moveBy, replaceBy, serviceTextOf, type Moved, type ServiceText } from "./service-text.js";
 
 export interface ReadOnlyOptions {
   /** The feed's long-poll wait in seconds (default 25). */
@@ -21,13 +22,8 @@ export interface ReadOnlyOptions {
   key?: string;
 }
 
-/** A change of the followed text: the ops turn `previousText` into `text` (an editor maps its view through them). */
-export interface ReadOnlyChange {
-  previousText: string;
-  text: string;
-  ops: LineOperation[];
-  version: number;
-}
+/** A change of the followed text, as a live document's remote change (the editor binding applies both alike). */
+export type ReadOnlyChange = TextChange;
 
 /** Whether the feed is answering: "offline" from a failed poll (retried with backoff) until one succeeds. */
 export type ReadOnlyStatus = "live" | "offline";
@@ -35,7 +31,10 @@ export type ReadOnlyStatus = "live" | "offline";
 /** A document followed through its read-only link: the text, live; nothing can be sent. */
 export interface ReadOnlyLiveDocument {
   readonly readId: string;
+  /** The text, as a string: it costs the document's length. */
   readonly text: string;
+  /** The text as a CodeMirror `Text` (shared, not copied). */
+  readonly doc: Text;
   readonly title: string;
   readonly version: number;
   /** true from a DELETED event until RESTORED. */
@@ -83,11 +82,9 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
   private readonly emitter = new Emitter<Events>();
   private readonly stop = new AbortController();
   private readonly now = new RetryNow();
-  private lines: string[];
-  /** The service's lines (the ciphertext lines of an encrypted document; else `lines`). */
-  private wire: string[];
+  /** The service's text: its lines (ciphertext, for an encrypted document) and the shown text. */
+  private current: ServiceText;
   title: string;
-  version: number;
   deleted = false;
   revoked = false;
   status: ReadOnlyStatus = "live";
@@ -100,14 +97,18 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
     document: ReadOnlyDocument,
     private readonly codec: LineCodec,
   ) {
-    this.wire = splitLines(document.content);
-    this.lines = codec.decodeLines(this.wire);
+    this.current = serviceTextOf(codec, document.version, document.content);
     this.title = codec.decodeTitle(document.title);
-    this.version = document.version;
   }
 
   get text(): string {
-    return joinLines(this.lines);
+    return this.current.text.toString();
+  }
+  get doc(): Text {
+    return this.current.text;
+  }
+  get version(): number {
+    return this.current.version;
   }
 
   on<K extends keyof Events>(event: K, listener: (...args: Events[K]) => void): () => void {
@@ -155,11 +156,12 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
       else if (event.changeType === "RESTORED" || event.changeType === "ROLLED_BACK") this.rereadWanted = true;
       if (event.changeType === "RESTORED") this.setDeleted(false);
     }
-    if (answer.content !== undefined) this.moveTo(answer.currentVersion, splitLines(answer.content));
-    else if (answer.fromVersion === this.version && answer.ops !== undefined) {
+    if (answer.currentVersion > this.version && answer.content !== undefined) {
+      this.moveTo(replaceBy(this.codec, this.current, splitLines(answer.content), answer.currentVersion));
+    } else if (answer.currentVersion > this.version && answer.fromVersion === this.version && answer.ops !== undefined) {
       const ops = validateOps(answer.ops);
-      const next = ops.ok ? applyOps(this.wire, ops.ops) : ops;
-      if (next.ok) this.moveTo(answer.currentVersion, next.lines, this.codec.encrypted ? undefined : answer.ops);
+      const moved = ops.ok ? moveBy(this.codec, this.current, ops.ops, answer.currentVersion) : undefined;
+      if (moved) this.moveTo(moved);
       else this.rereadWanted = true;
     }
     // Until a read succeeds, every later answer tries again.
@@ -180,18 +182,15 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
     this.rereadWanted = false;
     if (document.version < this.version) return;
     this.setTitle(this.codec.decodeTitle(document.title));
-    this.moveTo(document.version, splitLines(document.content));
+    this.moveTo(replaceBy(this.codec, this.current, splitLines(document.content), document.version));
   }
 
-  /** Moves to the service's lines `wire` at `version`; `ops` (when the text is not encrypted) are the feed's. */
-  private moveTo(version: number, wire: string[], ops?: LineOperation[]): void {
-    const previousText = this.text;
-    const lines = this.codec.decodeLines(wire);
-    const changed = ops ?? diffLines(this.lines, lines).map(toLineOperation);
-    this.wire = wire;
-    this.lines = lines;
-    this.version = version;
-    if (changed.length > 0) this.emitter.emit("change", { previousText, text: this.text, ops: changed, version });
+  /** Moves to the service's next text, and tells the listeners of the change. */
+  private moveTo(moved: Moved): void {
+    this.current = moved.next;
+    if (moved.changes.empty) return;
+    const { changes } = moved;
+    this.emitter.emit("change", { origin: "remote", changes, edits: editsOf(changes), version: this.version, mapCursor: (pos) => changes.mapPos(pos, -1) });
   }
 
   private setTitle(title: string): void {

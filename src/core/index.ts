@@ -1,6 +1,7 @@
 /**
  * The pure line algebra of Folio, shared by the service and browser clients: lines ⇄ text,
- * checksums, validation, apply, compose, diff and rebase of line operations. No I/O, no clock.
+ * checksums, validation, apply, compose, diff and rebase of line operations, and the bridge to the
+ * character changes an editor makes. No I/O, no clock.
  */
 export { INT32_MAX, LineOperationSchema, type LineOperation } from "./line-operation.js";
 export { joinLines, normalizeLineEndings, splitLines } from "./lines.js";
@@ -13,5 +14,6 @@ export { composeChain, composeOps } from "./compose-ops.js";
 export { rebaseOps, type RebaseOverlap, type RebaseResult } from "./rebase-ops.js";
 export { diffLines, type DiffLinesOptions } from "./diff-lines.js";
 export { minimizeOps } from "./minimize-ops.js";
-export { mergeLines, mergeText } from "./merge-text.js";
-export { textEdits, type TextEdit } from "./text-edits.js";
+export { charChanges, charPieces, type CharPiece, type TextEdit } from "./char-diff.js";
+export { changesOfLineOps, changesToLines, lineOpsOfChanges, textOfLines } from "./text-changes.js";
+export { insertionRank, mapConcurrent, type MappedChanges } from "./concurrent-changes.js";

@@ -12,7 +12,8 @@ import {
   UNREADABLE_TITLE,
   withDocumentKey,
   WrongKeyError,
-  type PersistedPending,
+  type PendingStore,
+  type StoredPending,
 } from "../../src/client/index.js";
 import { servedAppPerTest } from "../support/app-per-test.js";
 import { converged, FAST, openLive } from "../support/client-harness.js";
@@ -181,15 +182,24 @@ it("follows an encrypted document read-only with the key: plain text and title, 
   }
 });
 
+/** A PendingStore in memory for one document; `kept()` is its record. */
+function memoryStore(): { store: PendingStore; kept: () => StoredPending | undefined } {
+  let record: StoredPending | undefined;
+  return {
+    store: { load: () => structuredClone(record), save: (_, next) => void (record = structuredClone(next)), append: (_, entry) => void record!.entries.push(entry) },
+    kept: () => record,
+  };
+}
+
 it("keeps unsent edits sealed in the pending store, and a reopened document sends them", async () => {
   const key = generateDocumentKey();
   const { id } = await createEncryptedDocument(s.client, { title: "T", content: "start" }, key);
-  let record: PersistedPending | undefined;
-  const pendingStore = { load: () => record, save: (_: string, pending: PersistedPending | undefined) => void (record = pending) };
+  const { store: pendingStore, kept } = memoryStore();
   const { doc, net } = await openLive(s.baseUrl, id, { key, pendingStore });
   net.hook = (request) => (request.method === "PATCH" ? { kind: "fail-before" } : undefined);
   doc.setText("start\nconfidential words");
-  await until("the patch in the store", () => record?.request !== undefined);
+  await until("the patch sent", () => net.calls("PATCH", "/content").length > 0);
+  const record = kept();
   doc.close();
   expect(JSON.stringify(record)).not.toMatch(/confidential|start/);
   const reopened = await openDocument(s.client, id, { ...FAST, key, pendingStore });
@@ -205,14 +215,13 @@ it("keeps unsent edits sealed in the pending store, and a reopened document send
 it("leaves out unsent edits sealed under an earlier key but keeps their clientId's next seq", async () => {
   const oldKey = generateDocumentKey();
   const { id } = await createEncryptedDocument(s.client, { title: "T", content: "start" }, oldKey);
-  let record: PersistedPending | undefined;
-  const pendingStore = { load: () => record, save: (_: string, pending: PersistedPending | undefined) => void (record = pending) };
+  const { store: pendingStore, kept } = memoryStore();
   const first = await openLive(s.baseUrl, id, { key: oldKey, pendingStore });
   first.net.hook = (request) => (request.method === "PATCH" ? { kind: "fail-before" } : undefined);
   first.doc.setText("start\nlost with the old key");
-  await until("the patch in the store", () => record?.request !== undefined);
+  await until("the patch sent", () => first.net.calls("PATCH", "/content").length > 0);
   first.doc.close();
-  const sealed = record!;
+  const sealed = kept()!;
   const newKey = generateDocumentKey();
   await changeDocumentKey(s.client, id, oldKey, newKey);
   const { doc, net } = await openLive(s.baseUrl, id, { key: newKey, pendingStore, clientId: sealed.clientId });
@@ -220,7 +229,8 @@ it("leaves out unsent edits sealed under an earlier key but keeps their clientId
     expect(doc.text).toBe("start");
     doc.setText("start\nnew");
     await doc.whenSynced(5_000);
-    expect(net.calls("PATCH", "/content").map((request) => (request.body as { clientId: string; seq: number }).seq)).toEqual([sealed.nextSeq]);
+    // The snapshot's next seq, and one more for each entry kept after it (the edit and the patch sent).
+    expect(net.calls("PATCH", "/content").map((request) => (request.body as { clientId: string; seq: number }).seq)).toEqual([sealed.nextSeq + 2]);
     expect((await withDocumentKey(s.client, newKey).getDocument(id)).content).toBe("start\nnew");
   } finally {
     doc.close();

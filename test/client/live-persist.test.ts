@@ -1,33 +1,49 @@
+import { ChangeSet } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
-import type { PendingStore, PersistedPending } from "../../src/client/index.js";
+import type { PendingStore, StoredPending } from "../../src/client/index.js";
+import { PLAIN_CODEC } from "../../src/client/line-codec.js";
+import { replay, snapshotRecord } from "../../src/client/pending-log.js";
+import { serviceTextOf } from "../../src/client/service-text.js";
+import { edited, startSync } from "../../src/client/sync-text.js";
 import { latch } from "../support/client-fetch.js";
 import { liveDocumentsPerTest } from "../support/app-per-test.js";
 import { converged } from "../support/client-harness.js";
 import { checksum } from "../support/http-expect.js";
 import { waitUntil } from "../support/wait-until.js";
 
-// The optional PendingStore: a reload (a new live document on the same store) resends the patch in
-// flight unchanged, with its clientId and seq, so that the service answers from its receipt.
+// The optional PendingStore: the texts are kept as a snapshot and the entries appended since, so a
+// reload (a new live document on the same store) resends the patch in flight unchanged, with its
+// clientId and seq, and the service answers from its receipt.
 
 const served = liveDocumentsPerTest();
 const s = served.s;
 
-function memoryStore(): PendingStore & { saved: Map<string, PersistedPending> } {
-  const saved = new Map<string, PersistedPending>();
-  return {
+/** A store in memory that counts its writes. */
+function memoryStore(): PendingStore & { saved: Map<string, StoredPending>; saves: number; appends: number } {
+  const saved = new Map<string, StoredPending>();
+  const store = {
     saved,
-    load: (id) => saved.get(id),
-    save: (id, pending) => {
-      if (pending) saved.set(id, structuredClone(pending));
+    saves: 0,
+    appends: 0,
+    load: (id: string) => structuredClone(saved.get(id)),
+    save: (id: string, record: StoredPending | undefined) => {
+      store.saves++;
+      if (record) saved.set(id, structuredClone(record));
       else saved.delete(id);
     },
+    append: (id: string, entry: string) => {
+      store.appends++;
+      saved.get(id)!.entries.push(entry);
+    },
   };
+  return store;
 }
 
 const live = (id: string, pendingStore: PendingStore) => served.live(id, { pendingStore });
+const patchesOf = (net: Awaited<ReturnType<typeof live>>["net"]) => net.calls("PATCH", "/content").map((call) => call.body as { seq: number; baseVersion: number });
 
 describe("a live document with a PendingStore", () => {
-  it("resends the persisted patch unchanged after a reload; the service applied it once and answers from its receipt", async () => {
+  it("resends the kept patch unchanged after a reload; the service applied it once and answers from its receipt", async () => {
     const { id } = await s.client.createDocument({ title: "T", content: "a" });
     const store = memoryStore();
     const first = await live(id, store);
@@ -36,19 +52,48 @@ describe("a live document with a PendingStore", () => {
     first.doc.setText("a\nb");
     expect(await waitUntil(() => first.net.calls("PATCH", "/content").length >= 2, { maxMs: 2_000 })).toBe(true);
     first.doc.close();
-    const persisted = store.saved.get(id);
-    expect(persisted?.request).toEqual(first.net.calls("PATCH", "/content")[0]?.body);
-    expect(persisted).toMatchObject({ baseText: "a", baseVersion: 1, text: "a\nb", clientId: first.doc.clientId, nextSeq: 2 });
+    const kept = replay(store.saved.get(id)!, PLAIN_CODEC)!;
+    expect(kept.sync.inflight?.request).toEqual(first.net.calls("PATCH", "/content")[0]?.body);
+    expect([kept.sync.local.toString(), kept.sync.confirmed.version, kept.nextSeq, store.saved.get(id)!.clientId]).toEqual(["a\nb", 1, 2, first.doc.clientId]);
 
     const second = await live(id, store);
     expect(second.doc.clientId).toBe(first.doc.clientId);
     expect(await converged(s.client, id, [second.doc])).toBe("a\nb");
-    expect(second.net.calls("PATCH", "/content").map((call) => call.body)).toEqual([persisted?.request]);
+    expect(second.net.calls("PATCH", "/content").map((call) => call.body)).toEqual([kept.sync.inflight?.request]);
     expect((await s.client.history(id)).map((entry) => entry.version)).toEqual([1, 2]);
-    expect(store.saved.has(id)).toBe(false);
+    // Closed with nothing unconfirmed, the record goes.
+    second.doc.close();
+    expect(await waitUntil(() => !store.saved.has(id), { maxMs: 2_000 })).toBe(true);
   });
 
-  it("keeps what the feed brought while the patch was in flight: the reopened document resends the patch and doubles nothing", async () => {
+  it("keeps a keystroke as one entry appended, and writes the whole text only as a snapshot when it opens", async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a\nb\nc" });
+    const store = memoryStore();
+    const { doc, net } = await live(id, store);
+    net.hook = (request) => (request.method === "PATCH" ? { kind: "fail-before" } : undefined);
+    expect([store.saves, store.appends]).toEqual([1, 0]);
+    for (const [at, key] of [[1, "x"], [2, "y"], [3, "z"]] as const) doc.edit([{ from: at, to: at, insert: key }]);
+    expect([store.saves, store.appends]).toEqual([1, 3]);
+    // Each entry holds its own change, not the text.
+    expect(store.saved.get(id)!.entries.map((entry) => JSON.parse(entry) as unknown)).toEqual([{ edit: [1, [0, "x"], 4] }, { edit: [2, [0, "y"], 4] }, { edit: [3, [0, "z"], 4] }]);
+    expect(replay(store.saved.get(id)!, PLAIN_CODEC)?.sync.local.toString()).toBe("axyz\nb\nc");
+    doc.close();
+  });
+
+  it("compacts the entries into a snapshot once the document has been idle for two seconds", { timeout: 10_000 }, async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a" });
+    const store = memoryStore();
+    const { doc } = await live(id, store);
+    doc.edit([{ from: 1, to: 1, insert: "b" }]);
+    await doc.whenSynced(5_000);
+    expect(store.saved.get(id)!.entries.length).toBeGreaterThan(0);
+    expect(await waitUntil(() => store.saved.get(id)?.entries.length === 0, { maxMs: 4_000, pauseMs: 20 })).toBe(true);
+    const kept = replay(store.saved.get(id)!, PLAIN_CODEC)!;
+    expect([kept.sync.confirmed.version, kept.sync.local.toString(), store.saved.get(id)!.unsent]).toEqual([2, "ab", false]);
+    doc.close();
+  });
+
+  it("keeps what came while the patch was held: the reopened document resends the patch and doubles nothing", async () => {
     const { id } = await s.client.createDocument({ title: "T", content: "a\nb\nc" });
     const store = memoryStore();
     const first = await live(id, store);
@@ -58,18 +103,14 @@ describe("a live document with a PendingStore", () => {
     first.doc.setText("A\nb\nc");
     expect(await waitUntil(() => first.net.calls("PATCH", "/content").length === 1)).toBe(true);
     await s.client.patchContent(id, { baseVersion: 1, checksum: checksum("a\nb\nc"), clientId: "other", seq: 1, ops: [{ op: "insert", index: 3, lines: ["x"] }] });
-    expect(await waitUntil(() => first.doc.text === "A\nb\nc\nx", { maxMs: 5_000 })).toBe(true);
-    first.doc.setText("A\nb\nc\nx\nd");
+    first.doc.setText("A\nb\nc\nd");
     first.doc.close();
-    const persisted = store.saved.get(id);
-    expect(persisted).toMatchObject({ baseText: "a\nb\nc", baseVersion: 1, text: "A\nb\nc\nx\nd", localBaseText: "a\nb\nc\nx", expectedText: "A\nb\nc\nx", nextSeq: 2 });
 
-    // Without those two texts the later edits would be taken as relative to "A b c", and the "x"
-    // they carry would be put in a second time next to the service's.
     const second = await live(id, store);
+    expect(second.doc.text).toBe("A\nb\nc\nd");
     expect(await converged(s.client, id, [second.doc])).toBe("A\nb\nc\nx\nd");
-    const sent = second.net.calls("PATCH", "/content").map((call) => call.body as { seq: number; baseVersion: number });
-    expect(sent[0]).toEqual(persisted?.request);
+    const sent = patchesOf(second.net);
+    expect(sent[0]).toEqual(first.net.calls("PATCH", "/content")[0]?.body);
     expect(sent.map(({ seq, baseVersion }) => ({ seq, baseVersion }))).toEqual([
       { seq: 1, baseVersion: 1 },
       { seq: 2, baseVersion: 3 },
@@ -85,26 +126,38 @@ describe("a live document with a PendingStore", () => {
     expect(await waitUntil(() => first.net.calls("PATCH", "/content").length >= 1)).toBe(true);
     first.doc.setText("a\nb\nc");
     first.doc.close();
-    expect(store.saved.get(id)?.text).toBe("a\nb\nc");
+    expect(replay(store.saved.get(id)!, PLAIN_CODEC)?.sync.local.toString()).toBe("a\nb\nc");
 
     const second = await live(id, store);
     expect(second.doc.text).toBe("a\nb\nc");
     expect(await converged(s.client, id, [second.doc])).toBe("a\nb\nc");
-    const seqs = second.net.calls("PATCH", "/content").map((call) => (call.body as { seq: number }).seq);
-    expect(seqs).toEqual([1, 2]);
+    expect(patchesOf(second.net).map((patch) => patch.seq)).toEqual([1, 2]);
     expect(second.net.calls("PATCH", "/content")[0]?.body).toEqual(first.net.calls("PATCH", "/content")[0]?.body);
   });
 
-  it("carries buffered edits without a patch in flight over onto the current text on reopen", async () => {
+  it("sends kept edits without a patch in flight at once, on the version they rest on: the service shifts them over what came since", async () => {
     const { id } = await s.client.createDocument({ title: "T", content: "a\nb\nc" });
     await s.client.replaceDocument(id, { title: "T", content: "A\nb\nc" });
     const store = memoryStore();
-    store.saved.set(id, { baseText: "a\nb\nc", baseVersion: 1, text: "a\nb\nC", clientId: "0123456789abcdef0123456789abcdef", nextSeq: 5 });
+    const base = startSync(serviceTextOf(PLAIN_CODEC, 1, "a\nb\nc"));
+    const sync = edited(base, ChangeSet.of([{ from: 4, to: 5, insert: "C" }], base.local.length));
+    store.saved.set(id, snapshotRecord(sync, "0123456789abcdef0123456789abcdef", 5, PLAIN_CODEC));
 
     const { doc, net } = await live(id, store);
     expect(await converged(s.client, id, [doc])).toBe("A\nb\nC");
-    expect(net.calls("PATCH", "/content").map((call) => (call.body as { seq: number; clientId: string; baseVersion: number })).map(({ seq, clientId, baseVersion }) => ({ seq, clientId, baseVersion }))).toEqual([
-      { seq: 5, clientId: "0123456789abcdef0123456789abcdef", baseVersion: 2 },
+    expect(net.calls("PATCH", "/content").map((call) => call.body as { seq: number; clientId: string; baseVersion: number }).map(({ seq, clientId, baseVersion }) => ({ seq, clientId, baseVersion }))).toEqual([
+      { seq: 5, clientId: "0123456789abcdef0123456789abcdef", baseVersion: 1 },
     ]);
+  });
+
+  it("leaves out a record that does not open (another key), and never sends its seqs again", async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a" });
+    const store = memoryStore();
+    store.saved.set(id, { clientId: "0123456789abcdef0123456789abcdef", unsent: true, nextSeq: 4, snapshot: "not JSON", entries: ["x", "y"] });
+    const { doc, net } = await live(id, store);
+    expect(doc.text).toBe("a");
+    doc.setText("ab");
+    await doc.whenSynced(5_000);
+    expect(patchesOf(net).map((patch) => patch.seq)).toEqual([6]);
   });
 });

@@ -1,21 +1,11 @@
+import { ChangeSet } from "@codemirror/state";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Inflight } from "../../src/client/carry-over.js";
 import { FolioError } from "../../src/client/index.js";
-import type { PatchOutcome } from "../../src/client/in-flight.js";
-import {
-  inFlight,
-  initialState,
-  nextStep,
-  quiet,
-  statusOf,
-  transition,
-  unconfirmedPatch,
-  type LiveEvent,
-  type LiveState,
-  type Phase,
-  type Work,
-} from "../../src/client/live-state.js";
+import { PLAIN_CODEC } from "../../src/client/line-codec.js";
+import { initialState, nextStep, quiet, statusOf, transition, withSync, type LiveEvent, type LiveState, type PatchOutcome, type Phase, type Work } from "../../src/client/live-state.js";
+import { serviceTextOf } from "../../src/client/service-text.js";
+import { edited, nextPatch, sent, startSync } from "../../src/client/sync-text.js";
 import { liveDocumentsPerTest } from "../support/app-per-test.js";
 import { latch } from "../support/client-fetch.js";
 import { converged } from "../support/client-harness.js";
@@ -25,55 +15,54 @@ import { waitUntil } from "../support/wait-until.js";
 // transition of its tables, the events each phase ignores, and the worker's order of steps; then
 // the transitions no other suite walks through, on a real live document against the real service.
 
-function patch(seq: number): Inflight {
-  const base = { version: 1, lines: ["a"] };
-  const request = { baseVersion: 1, checksum: "c", clientId: "client", seq, ops: [{ op: "insert" as const, index: 1, lines: ["b"] }] };
-  return { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["a", "b"], milestones: [] };
-}
-
-const P = patch(1);
+const QUIET = startSync(serviceTextOf(PLAIN_CODEC, 1, "a"));
+const TYPED = edited(QUIET, ChangeSet.of([{ from: 1, insert: "\nb" }], 1));
+const INFLIGHT = sent(TYPED, nextPatch(TYPED, PLAIN_CODEC, { checksum: "sha256:00", clientId: "client", seq: 1, displayName: undefined, milestone: false }));
 const ACCEPTED: PatchOutcome = { answer: { status: 200, result: { version: 2, checksum: "c2", opsSinceBase: [] } } };
 const FAILED: PatchOutcome = { error: new Error("422") };
 
-const IDLE = initialState();
+const IDLE = initialState(QUIET, 1);
 const at = (phase: Phase, facts: Partial<Omit<LiveState, "phase">> = {}): LiveState => ({ ...IDLE, ...facts, phase });
 const PHASES: Record<Phase["kind"], Phase> = {
-  resend: { kind: "resend", patch: P },
-  rebase: { kind: "rebase", from: ["a"] },
+  resend: { kind: "resend" },
   idle: { kind: "idle" },
   parked: { kind: "parked" },
-  sending: { kind: "sending", patch: P },
-  answered: { kind: "answered", patch: P, outcome: ACCEPTED },
+  sending: { kind: "sending" },
+  answered: { kind: "answered", outcome: ACCEPTED },
   closed: { kind: "closed" },
 };
 
 describe("the states a live document opens in", () => {
-  it("is idle with nothing persisted, resends an intact persisted patch, and rebases other persisted edits", () => {
-    expect(initialState()).toEqual({ phase: { kind: "idle" }, reloadDue: false, deleted: false, unprocessable: 0, failing: { patch: false, feed: false } });
-    expect(initialState({ resend: P }).phase).toEqual({ kind: "resend", patch: P });
-    expect(initialState({ rebaseFrom: ["a"] }).phase).toEqual({ kind: "rebase", from: ["a"] });
+  it("is idle with nothing kept, and resends a patch kept in flight", () => {
+    expect(initialState(QUIET, 1)).toEqual({
+      phase: { kind: "idle" },
+      sync: QUIET,
+      nextSeq: 1,
+      eventsSeen: 1,
+      announced: 1,
+      reloadDue: false,
+      deleted: false,
+      keyLost: false,
+      unprocessable: 0,
+      failing: { patch: false, feed: false },
+    });
+    expect(initialState(INFLIGHT, 2).phase).toEqual({ kind: "resend" });
   });
 });
 
 describe("the transitions of the phase", () => {
-  it("rebased: rebase → idle", () => {
-    expect(transition(at(PHASES.rebase), { type: "rebased" })).toEqual(at({ kind: "idle" }));
+  it("sent: idle → sending with the seq used, and resend → sending with the kept patch's", () => {
+    expect(transition(at(PHASES.idle), { type: "sent" })).toEqual(at({ kind: "sending" }, { nextSeq: 2 }));
+    expect(transition(at(PHASES.resend), { type: "sent" })).toEqual(at({ kind: "sending" }));
   });
 
-  it("sent: idle → sending, and resend → sending with the persisted patch", () => {
-    const next = patch(2);
-    expect(transition(at(PHASES.idle), { type: "sent", patch: next })).toEqual(at({ kind: "sending", patch: next }));
-    expect(transition(at(PHASES.resend), { type: "sent", patch: P })).toEqual(at({ kind: "sending", patch: P }));
-  });
-
-  it("answered: sending → answered with the outcome, only for the patch in flight", () => {
-    expect(transition(at(PHASES.sending), { type: "answered", patch: P, outcome: FAILED })).toEqual(at({ kind: "answered", patch: P, outcome: FAILED }));
-    expect(transition(at(PHASES.sending), { type: "answered", patch: patch(2), outcome: FAILED })).toEqual(at(PHASES.sending));
+  it("answered: sending → answered with the outcome", () => {
+    expect(transition(at(PHASES.sending), { type: "answered", outcome: FAILED })).toEqual(at({ kind: "answered", outcome: FAILED }));
   });
 
   it("taken: answered → idle; an answer ends a run of 422s, an error does not", () => {
     expect(transition(at(PHASES.answered, { unprocessable: 2 }), { type: "taken" })).toEqual(at({ kind: "idle" }, { unprocessable: 0 }));
-    const failed = at({ kind: "answered", patch: P, outcome: FAILED }, { unprocessable: 2 });
+    const failed = at({ kind: "answered", outcome: FAILED }, { unprocessable: 2 });
     expect(transition(failed, { type: "taken" })).toEqual(at({ kind: "idle" }, { unprocessable: 2 }));
   });
 
@@ -110,6 +99,16 @@ describe("the transitions of the facts beside the phase", () => {
     expect(transition(at(PHASES.parked, { deleted: true }), { type: "restored" })).toEqual(at(PHASES.parked));
   });
 
+  it("key-lost stops an encrypted document for good", () => {
+    expect(transition(at(PHASES.sending), { type: "key-lost" })).toEqual(at(PHASES.sending, { keyLost: true }));
+  });
+
+  it("seen and announced only grow", () => {
+    const seen = transition(transition(at(PHASES.idle), { type: "seen", version: 5 }), { type: "seen", version: 3 });
+    expect(seen.eventsSeen).toBe(5);
+    expect(transition(transition(seen, { type: "announced", version: 7 }), { type: "announced", version: 6 }).announced).toBe(7);
+  });
+
   it("failing sets and clears the failing of the patch's and the feed's requests apart", () => {
     const patchFailing = transition(at(PHASES.sending), { type: "failing", loop: "patch", failing: true });
     expect(patchFailing).toEqual(at(PHASES.sending, { failing: { patch: true, feed: false } }));
@@ -120,17 +119,9 @@ describe("the transitions of the facts beside the phase", () => {
 });
 
 describe("the events a phase does not list", () => {
-  const phaseEvents: LiveEvent[] = [
-    { type: "rebased" },
-    { type: "sent", patch: patch(2) },
-    { type: "answered", patch: P, outcome: FAILED },
-    { type: "taken" },
-    { type: "refused", status: 400 },
-    { type: "edited" },
-  ];
+  const phaseEvents: LiveEvent[] = [{ type: "sent" }, { type: "answered", outcome: FAILED }, { type: "taken" }, { type: "refused", status: 400 }, { type: "edited" }];
   const listed: Record<Phase["kind"], Array<LiveEvent["type"]>> = {
     resend: ["sent"],
-    rebase: ["rebased"],
     idle: ["sent", "refused"],
     parked: ["edited"],
     sending: ["answered"],
@@ -141,12 +132,12 @@ describe("the events a phase does not list", () => {
   it("leave the phase as it is", () => {
     for (const [kind, phase] of Object.entries(PHASES) as Array<[Phase["kind"], Phase]>) {
       for (const event of phaseEvents.filter((candidate) => !listed[kind].includes(candidate.type))) {
-        expect(transition(at(phase), event), `${kind} on ${event.type}`).toEqual(at(phase));
+        expect(transition(at(phase), event).phase, `${kind} on ${event.type}`).toEqual(phase);
       }
     }
   });
 
-  it("closed ignores every event: an answer after close() changes nothing, nor does any fact", () => {
+  it("closed ignores every event and every change of the texts: an answer after close() changes nothing", () => {
     const closed = at(PHASES.closed);
     const every: LiveEvent[] = [
       ...phaseEvents,
@@ -154,69 +145,57 @@ describe("the events a phase does not list", () => {
       { type: "refused", status: 422 },
       { type: "reload-wanted" },
       { type: "deleted" },
+      { type: "key-lost" },
       { type: "failing", loop: "feed", failing: true },
     ];
     for (const event of every) expect(transition(closed, event)).toBe(closed);
+    expect(withSync(closed, TYPED)).toBe(closed);
   });
 });
 
 describe("what the state tells", () => {
-  it("inFlight: the patch sending or answered; unconfirmedPatch: those and the one to resend", () => {
-    expect(Object.values(PHASES).map((phase) => [phase.kind, inFlight(at(phase)) === P, unconfirmedPatch(at(phase)) === P])).toEqual([
-      ["resend", false, true],
-      ["rebase", false, false],
-      ["idle", false, false],
-      ["parked", false, false],
-      ["sending", true, true],
-      ["answered", true, true],
-      ["closed", false, false],
-    ]);
-  });
-
-  it("quiet: idle, parked or closed with no reload due", () => {
+  it("quiet: idle, parked or closed, no reload due, nothing unconfirmed (unless deleted or the key is lost)", () => {
     expect(Object.values(PHASES).filter((phase) => quiet(at(phase))).map((phase) => phase.kind)).toEqual(["idle", "parked", "closed"]);
     expect(quiet(at(PHASES.idle, { reloadDue: true }))).toBe(false);
+    expect(quiet(at(PHASES.idle, { sync: TYPED }))).toBe(false);
+    expect(quiet(at(PHASES.idle, { sync: TYPED, deleted: true }))).toBe(true);
+    expect(quiet(at(PHASES.idle, { sync: INFLIGHT, keyLost: true }))).toBe(true);
   });
 
   it("statusOf: conflict while asking, else offline while either loop fails, else synced or syncing", () => {
     const failing = at(PHASES.idle, { failing: { patch: false, feed: true } });
-    expect(statusOf(failing, true, () => true)).toBe("conflict");
-    expect(statusOf(failing, false, () => true)).toBe("offline");
-    expect(statusOf(at(PHASES.idle), false, () => true)).toBe("synced");
-    expect(statusOf(at(PHASES.idle), false, () => false)).toBe("syncing");
+    expect(statusOf(failing, true, true)).toBe("conflict");
+    expect(statusOf(failing, false, true)).toBe("offline");
+    expect(statusOf(at(PHASES.idle), false, true)).toBe("synced");
+    expect(statusOf(at(PHASES.idle), false, false)).toBe("syncing");
   });
 });
 
 describe("the worker's next step", () => {
-  const work = (over: Partial<{ feed: boolean; inFlight: boolean; edits: boolean; hold: number }> = {}): Work => {
-    const { feed = false, inFlight: applies = false, edits = false, hold = 0 } = over;
-    return { feedQueued: () => feed, appliesInFlight: () => applies, hasEdits: () => edits, holdMs: () => hold };
-  };
+  const work = (over: Partial<{ feed: boolean; milestone: boolean }> = {}): Work => ({ feedQueued: () => over.feed ?? false, milestoneWaiting: () => over.milestone ?? false });
 
-  it("takes an answer first, then merges persisted edits, whatever else waits", () => {
-    const busy = work({ feed: true, edits: true });
-    expect(nextStep(at(PHASES.answered, { reloadDue: true }), busy)).toEqual({ do: "take", patch: P, outcome: ACCEPTED });
-    expect(nextStep(at(PHASES.rebase, { reloadDue: true }), busy)).toEqual({ do: "rebase", from: ["a"] });
+  it("takes an answer first, whatever else waits", () => {
+    expect(nextStep(at(PHASES.answered, { reloadDue: true, sync: TYPED }), work({ feed: true }))).toEqual({ do: "take", outcome: ACCEPTED });
   });
 
-  it("with a patch in flight applies only a feed answer that may be applied meanwhile, and else waits (a reload too)", () => {
-    expect(nextStep(at(PHASES.sending), work({ feed: true, inFlight: true }))).toEqual({ do: "apply-feed" });
-    expect(nextStep(at(PHASES.sending, { reloadDue: true }), work({ feed: true, inFlight: false, edits: true }))).toEqual({ do: "wait" });
+  it("with a patch in flight waits: a feed answer and a reload wait for its answer", () => {
+    expect(nextStep(at(PHASES.sending, { reloadDue: true }), work({ feed: true }))).toEqual({ do: "wait" });
   });
 
-  it("without one: reload, then a feed answer, then the persisted patch, then the local edits", () => {
-    expect(nextStep(at(PHASES.idle, { reloadDue: true }), work({ feed: true, edits: true }))).toEqual({ do: "reload" });
-    expect(nextStep(at(PHASES.resend), work({ feed: true }))).toEqual({ do: "apply-feed" });
-    expect(nextStep(at(PHASES.resend), work({ edits: true }))).toEqual({ do: "resend", patch: P });
-    expect(nextStep(at(PHASES.idle), work({ edits: true }))).toEqual({ do: "send" });
+  it("without one: reload, then a feed answer, then the kept patch, then the pending edits or a milestone", () => {
+    expect(nextStep(at(PHASES.idle, { reloadDue: true, sync: TYPED }), work({ feed: true }))).toEqual({ do: "reload" });
+    expect(nextStep(at(PHASES.resend, { sync: INFLIGHT }), work({ feed: true }))).toEqual({ do: "apply-feed" });
+    expect(nextStep(at(PHASES.resend, { sync: INFLIGHT }), work())).toEqual({ do: "resend" });
+    expect(nextStep(at(PHASES.idle, { sync: TYPED }), work())).toEqual({ do: "send" });
+    expect(nextStep(at(PHASES.idle), work({ milestone: true }))).toEqual({ do: "send" });
   });
 
-  it("holds the local edits for the next key, sends nothing parked, deleted or without edits, and stops once closed", () => {
-    expect(nextStep(at(PHASES.idle), work({ edits: true, hold: 250 }))).toEqual({ do: "wait", ms: 250 });
-    expect(nextStep(at(PHASES.parked), work({ edits: true }))).toEqual({ do: "wait" });
-    expect(nextStep(at(PHASES.idle, { deleted: true }), work({ edits: true }))).toEqual({ do: "wait" });
+  it("sends nothing parked, deleted, with the key lost or without edits, and stops once closed", () => {
+    expect(nextStep(at(PHASES.parked, { sync: TYPED }), work())).toEqual({ do: "wait" });
+    expect(nextStep(at(PHASES.idle, { sync: TYPED, deleted: true }), work())).toEqual({ do: "wait" });
+    expect(nextStep(at(PHASES.idle, { sync: TYPED, keyLost: true }), work({ feed: true }))).toEqual({ do: "wait" });
     expect(nextStep(at(PHASES.idle), work())).toEqual({ do: "wait" });
-    expect(nextStep(at(PHASES.closed), work({ feed: true, edits: true }))).toEqual({ do: "stop" });
+    expect(nextStep(at(PHASES.closed), work({ feed: true }))).toEqual({ do: "stop" });
   });
 });
 
@@ -229,7 +208,7 @@ describe("the tables of live-state.ts", () => {
 
   it("list every phase and every fact of the state, in one place", () => {
     expect(firstColumn("phase")).toEqual(Object.keys(PHASES));
-    expect(firstColumn("fact")).toEqual(Object.keys(IDLE).filter((key) => key !== "phase"));
+    expect(firstColumn("fact")).toEqual(Object.keys(IDLE).filter((key) => !["phase", "sync", "nextSeq", "eventsSeen", "announced"].includes(key)));
   });
 });
 

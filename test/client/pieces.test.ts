@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Backoff, RetryNow, earlyEnd, sleep, withTimeout } from "../../src/client/backoff.js";
-import { adoptPersisted, carryOver, mergeMineWins, toPersisted } from "../../src/client/carry-over.js";
+import { mergeMineWins } from "../../src/client/ask-conflict.js";
+import { diffLines } from "../../src/core/diff-lines.js";
 import { retryAfter } from "../../src/client/http.js";
 import { randomClientId } from "../../src/client/index.js";
 
@@ -74,65 +75,15 @@ describe("sleep and withTimeout", () => {
   });
 });
 
-describe("carryOver: local edits onto a newer text", () => {
-  it("rebases edits that do not overlap the remote change", () => {
-    expect(carryOver(lines("a\nb\nc"), lines("A\nb\nc"), lines("a\nb\nC"))).toEqual(lines("A\nb\nC"));
-  });
-
-  it("takes the newer text when there are no local edits", () => {
-    expect(carryOver(lines("a"), lines("a"), lines("x\ny"))).toEqual(lines("x\ny"));
-  });
-
-  it("reports a true overlap as undefined", () => {
-    expect(carryOver(lines("a\nb"), lines("a\nX"), lines("a\nY"))).toBeUndefined();
-  });
-});
-
 describe("mergeMineWins: keep mine", () => {
+  const mine = (from: string[], local: string[], target: string[]) => mergeMineWins(from, local, target, diffLines(from, target));
+
   it("keeps the remote changes elsewhere and the local version of the contested lines", () => {
-    expect(mergeMineWins(lines("a\nb\nc\nd"), lines("a\nmine\nc\nd"), lines("a\ntheirs\nc\nD"))).toEqual(lines("a\nmine\nc\nD"));
+    expect(mine(lines("a\nb\nc\nd"), lines("a\nmine\nc\nd"), lines("a\ntheirs\nc\nD"))).toEqual(lines("a\nmine\nc\nD"));
   });
 
   it("keeps a local deletion of a line the other side changed", () => {
-    expect(mergeMineWins(lines("a\nb\nc"), lines("a\nc"), lines("a\nB\nc\nd"))).toEqual(lines("a\nc\nd"));
-  });
-});
-
-describe("persistence records", () => {
-  const base = { version: 3, lines: ["a"] };
-  const request = { baseVersion: 3, checksum: "sha256:00", clientId: "c", seq: 4, ops: [{ op: "insert" as const, index: 1, lines: ["b"] }] };
-
-  it("are undefined when everything local is confirmed, and carry the patch in flight otherwise", () => {
-    expect(toPersisted({ patch: undefined, confirmed: base, localText: "a", clientId: "c", nextSeq: 4 })).toBeUndefined();
-    const inflight = { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["a", "b"], milestones: [] };
-    expect(toPersisted({ patch: inflight, confirmed: base, localText: "a\nb\nc", clientId: "c", nextSeq: 5 })).toEqual({
-      request,
-      baseText: "a",
-      baseVersion: 3,
-      text: "a\nb\nc",
-      clientId: "c",
-      nextSeq: 5,
-    });
-  });
-
-  it("carry the text the feed moved the local edits onto while the patch was in flight, and a reopen takes it over", () => {
-    // The patch appends "b" to "a"; meanwhile the feed brought version 4, "z\na", and carried both texts over it.
-    const inflight = { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["z", "a", "b"], milestones: [] };
-    const confirmed = { version: 4, lines: ["z", "a"] };
-    const record = toPersisted({ patch: inflight, confirmed, localText: "z\na\nb\nc", clientId: "c", nextSeq: 5 });
-    expect(record).toEqual({ request, baseText: "a", baseVersion: 3, text: "z\na\nb\nc", clientId: "c", nextSeq: 5, localBaseText: "z\na", expectedText: "z\na\nb" });
-    expect(adoptPersisted(record!, "c")).toEqual({
-      resend: { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["z", "a", "b"], localBase: ["z", "a"], milestones: [] },
-    });
-  });
-
-
-  it("resend an intact patch of the same client, and rebase anything else", () => {
-    const persisted = { request, baseText: "a", baseVersion: 3, text: "a\nb", clientId: "c", nextSeq: 5 };
-    // Resent after a reopen: its edits rest on its own base, older than the reloaded text.
-    expect(adoptPersisted(persisted, "c")).toEqual({ resend: { request, base, ops: [{ index: 1, count: 0, lines: ["b"] }], expected: ["a", "b"], localBase: ["a"], milestones: [] } });
-    expect(adoptPersisted(persisted, "another client")).toEqual({ rebaseFrom: ["a"] });
-    expect(adoptPersisted({ ...persisted, request: { ...request, ops: [{ op: "delete", index: 7, count: 1 }] } }, "c")).toEqual({ rebaseFrom: ["a"] });
+    expect(mine(lines("a\nb\nc"), lines("a\nc"), lines("a\nB\nc\nd"))).toEqual(lines("a\nc\nd"));
   });
 });
 

@@ -1,4 +1,4 @@
-import { createClient, openDocument, type FolioClient, type LiveDocument } from "../../src/client/index.js";
+import { createClient, openDocument, type FolioClient, type LiveDocument, type TextEdit } from "../../src/client/index.js";
 import type { Store } from "../../src/storage/store.js";
 import { converged } from "./client-harness.js";
 import { prng } from "./prng.js";
@@ -12,7 +12,9 @@ import { prng } from "./prng.js";
  * gap, that no patch was applied twice, and that no edit was lost except the ones a conflict
  * resolution discarded. (word-convergence.ts runs the default, merging, with words typed into lines.)
  *
- * Every line an editor writes carries a fresh token, so losses are visible: a token is gone
+ * Every line an editor writes carries a fresh token, typed as an editor types (a line put in, or
+ * a line selected and deleted or typed over), so losses are visible (two people typing over one
+ * line at once leave both tokens in it, one after the other): a token is gone
  * legitimately only when an editor deleted or replaced its line on purpose, or a conflict
  * resolution dropped it; any other token an editor wrote must be in the final text.
  */
@@ -35,7 +37,13 @@ export interface ConvergenceReport {
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const tokensOf = (text: string) => new Set(text.split("\n").filter((line) => line.startsWith("t")));
+/** The tokens of a text: every line is tokens one after another (two people typing over one line at once leave both there). */
+const tokensOf = (text: string) => new Set(text.match(/[^\n]{2}/g) ?? []);
+/**
+ * Editor k's token n: two characters no other token has, so that no character diff can take one
+ * token for an edit of another (which the merge rule would then merge by characters).
+ */
+const token = (k: number, n: number) => String.fromCharCode(0x4e00 + k * 0x200 + n * 2, 0x4e01 + k * 0x200 + n * 2);
 
 /** What the faulty fetch records: every (clientId, seq) that reached it, and how many patches met a 409. */
 export interface PatchLedger {
@@ -92,22 +100,21 @@ export function faultyFetch(random: () => number, faults: Record<string, number>
 }
 
 /** One local edit on `text`: insert, delete or replace a line, mostly among the first three. */
-function edit(text: string, random: () => number, token: string, ledger: Ledger): string {
-  const lines = text.split("\n");
-  const index = random() < 0.6 ? Math.floor(random() * Math.min(3, lines.length)) : Math.floor(random() * lines.length);
+function edit(doc: LiveDocument, random: () => number, token: string, ledger: Ledger): TextEdit[] {
+  // As an editor does it: a line typed in after the end of another, or a line selected and deleted or typed over.
+  const text = doc.doc;
+  const count = text.lines;
+  const index = random() < 0.6 ? Math.floor(random() * Math.min(3, count)) : Math.floor(random() * count);
+  const line = text.line(index + 1);
   const kind = random();
-  if (kind < 0.4 || lines.length <= 2) {
-    lines.splice(index, 0, token);
+  if (kind < 0.4 || count <= 2) {
     ledger.created.add(token);
-  } else if (kind < 0.7) {
-    const [gone] = lines.splice(index, 1);
-    if (gone !== undefined) ledger.killed.add(gone);
-  } else {
-    const [gone] = lines.splice(index, 1, token);
-    if (gone !== undefined) ledger.killed.add(gone);
-    ledger.created.add(token);
+    return index === 0 ? [{ from: 0, to: 0, insert: `${token}\n` }] : [{ from: text.line(index).to, to: text.line(index).to, insert: `\n${token}` }];
   }
-  return lines.join("\n");
+  for (const gone of tokensOf(line.text)) ledger.killed.add(gone);
+  if (kind < 0.7) return index + 1 < count ? [{ from: line.from, to: line.to + 1, insert: "" }] : [{ from: text.line(index).to, to: line.to, insert: "" }];
+  ledger.created.add(token);
+  return [{ from: line.from, to: line.to, insert: token }];
 }
 
 export async function runConvergence(options: ConvergenceOptions): Promise<ConvergenceReport> {
@@ -117,7 +124,7 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
   const faults: Record<string, number> = {};
   const conflicts = { theirs: 0, mine: 0 };
   const plain = createClient({ baseUrl: options.baseUrls[0]! });
-  const initial = ["t-0", "t-1", "t-2", "t-3", "t-4", "t-5"];
+  const initial = Array.from({ length: 6 }, (_, n) => token(9, n));
   initial.forEach((token) => ledger.created.add(token));
   const { id } = await plain.createDocument({ title: "Convergence", content: initial.join("\n") });
 
@@ -150,7 +157,7 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
         for (let n = 0; n < editsPerEditor; n++) {
           await delay(Math.floor(steps() * 40));
           if (doc.status === "conflict") continue;
-          doc.setText(edit(doc.text, steps, `t${k}.${n}`, ledger));
+          doc.edit(edit(doc, steps, token(k, n), ledger));
         }
       }),
     );
@@ -161,9 +168,9 @@ export async function runConvergence(options: ConvergenceOptions): Promise<Conve
     // No edit lost but by a conflict resolution.
     const final = tokensOf(text);
     const lost = [...ledger.created].filter((token) => !ledger.killed.has(token) && !ledger.discarded.has(token) && !final.has(token));
-    if (lost.length > 0) throw new Error(`edits lost: ${lost.join(", ")}`);
+    if (lost.length > 0) throw new Error(`edits lost: ${lost.join(", ")} in ${JSON.stringify(text)}`);
     const strange = [...final].filter((token) => !ledger.created.has(token));
-    if (strange.length > 0) throw new Error(`lines nobody wrote: ${strange.join(", ")}`);
+    if (strange.length > 0 || text.split("\n").some((line) => line.length % 2 !== 0)) throw new Error(`text nobody wrote: ${strange.join(", ")} in ${JSON.stringify(text)}`);
 
     return { versions: head, patchesSent: [...ledger.patches.values()].reduce((sum, seqs) => sum + seqs.size, 0), faults, conflicts };
   } finally {

@@ -83,8 +83,8 @@ async function typeWords(doc: LiveDocument, random: () => number, words: readonl
     typing = false;
     for (const stroke of ` ${word}`) {
       await delay(Math.floor(random() * 12));
-      const text = doc.text;
-      doc.setText(text.slice(0, cursor) + stroke + text.slice(cursor));
+      // As an editor hands over a keystroke: the change itself, at the cursor.
+      doc.edit([{ from: cursor, to: cursor, insert: stroke }]);
       cursor += stroke.length;
       typing = true;
     }

@@ -1,6 +1,5 @@
 import type { NormalizedOp } from "../../core/normalized-op.js";
 import type { LineCodec } from "../line-codec.js";
-import type { PersistedPending } from "../live-types.js";
 import { keyBytes, MAX_TITLE_BYTES, newSalt, parseTitle, TITLE_PADDED_BYTES, wireTitle } from "./document-key.js";
 import { NotEncryptedError, TitleTooLongError, WrongKeyError } from "./errors.js";
 import { deriveKeys, open, seal, utf8Length, type DocumentKeys } from "./line-cipher.js";
@@ -95,26 +94,17 @@ export class EncryptedCodec implements LineCodec {
     return wireTitle(this.salt, seal(this.keys.title, this.keys.titleData, title, TITLE_PADDED_BYTES));
   }
 
-  sealPending(pending: PersistedPending | undefined): PersistedPending | undefined {
-    if (!pending) return undefined;
-    const sealText = (text: string) => seal(this.keys.local, this.keys.localData, text, utf8Length(text) + 1);
-    const { text, localBaseText, expectedText, ...rest } = pending;
-    return {
-      ...rest,
-      text: sealText(text),
-      ...(localBaseText !== undefined ? { localBaseText: sealText(localBaseText) } : {}),
-      ...(expectedText !== undefined ? { expectedText: sealText(expectedText) } : {}),
-    };
+  isUnreadable(text: string): boolean {
+    return text === UNREADABLE_LINE || text === UNREADABLE_TITLE;
   }
 
-  openPending(pending: PersistedPending | undefined): PersistedPending | undefined {
-    if (!pending) return undefined;
-    const openText = (text: string) => open(this.keys.local, this.keys.localData, text);
-    const text = openText(pending.text);
-    const localBaseText = pending.localBaseText !== undefined ? openText(pending.localBaseText) : undefined;
-    const expectedText = pending.expectedText !== undefined ? openText(pending.expectedText) : undefined;
-    if (text === undefined || (pending.localBaseText !== undefined && localBaseText === undefined) || (pending.expectedText !== undefined && expectedText === undefined)) return undefined;
-    return { ...pending, text, ...(localBaseText !== undefined ? { localBaseText } : {}), ...(expectedText !== undefined ? { expectedText } : {}) };
+  /** Padded to its length plus one byte: a store learns about the length of what is kept, as the service does of lines. */
+  seal(text: string): string {
+    return seal(this.keys.local, this.keys.localData, text, utf8Length(text) + 1);
+  }
+
+  open(sealed: string): string | undefined {
+    return open(this.keys.local, this.keys.localData, sealed);
   }
 
   private remember(wire: string, plain: string): void {

@@ -1,8 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { charChanges, charPieces } from "../../web/char-diff.js";
-import { applyCharChanges } from "../../web/line-changes.js";
+import { charChanges, charPieces } from "../../src/core/char-diff.js";
 import { propertyParams } from "../core/property-support.js";
+
+/** Applies sorted, apart changes to the string they are against. */
+function applyCharChanges(text: string, changes: ReadonlyArray<{ from: number; to: number; insert: string }>): string {
+  let out = "";
+  let at = 0;
+  for (const change of changes) {
+    out += text.slice(at, change.from) + change.insert;
+    at = change.to;
+  }
+  return out + text.slice(at);
+}
 
 /** Short strings over a few characters, a line break and a surrogate pair, so that diffs have choices. */
 const textArb = fc.array(fc.constantFrom("a", "b", " ", "\n", "😀"), { maxLength: 14 }).map((parts) => parts.join(""));

@@ -1,0 +1,141 @@
+/**
+ * The characters two strings differ in, for the editor (remote changes become minimal character
+ * changes, so CodeMirror keeps the cursor where the person types) and for the history's diff
+ * (changed characters highlighted). The common ends are cut first; the middle is diffed by code
+ * points (a change never splits a surrogate pair), keeping letters before blanks (weightedPieces),
+ * or, when it is long, by jsdiff's `diffChars` within a work budget, past which it counts as
+ * replaced whole: coarser, never wrong.
+ */
+import { diffChars } from "diff";
+
+export interface CharPiece {
+  kind: "same" | "removed" | "added";
+  text: string;
+}
+
+/** Roughly (N + M) · D steps of jsdiff's search: a few milliseconds at most. */
+const WORK_BUDGET = 2_000_000;
+/** A middle longer than this is replaced whole without a search (a rollback of a long text, say). */
+const MAX_MIDDLE = 20_000;
+
+/** Past this many cells (code points before × after) the middle is diffed by jsdiff alone. */
+const MAX_WEIGHTED_CELLS = 60_000;
+
+/** What keeping a character is worth: a blank or a line break little, anything else more. */
+function weight(char: string): number {
+  return char === " " || char === "\t" || char === "\n" ? 1 : 3;
+}
+
+/**
+ * The middle's pieces by a weighted longest common subsequence of code points: keeping a letter is
+ * worth more than keeping a blank, so that a lone blank both happen to have never pulls a word out
+ * of place (a word deleted and typed again elsewhere, in the other person's eyes). Of two ways
+ * that keep as much, the one keeping the earlier characters of `before`.
+ */
+function weightedPieces(before: string, after: string, push: (kind: CharPiece["kind"], text: string) => void): void {
+  const a = Array.from(before);
+  const b = Array.from(after);
+  const n = a.length;
+  const m = b.length;
+  const width = m + 1;
+  const best = new Float64Array((n + 1) * width);
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      const skip = Math.max(best[(i + 1) * width + j]!, best[i * width + j + 1]!);
+      best[i * width + j] = a[i] === b[j] ? Math.max(skip, weight(a[i]!) + best[(i + 1) * width + j + 1]!) : skip;
+    }
+  }
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    const here = best[i * width + j]!;
+    if (a[i] === b[j] && here === weight(a[i]!) + best[(i + 1) * width + j + 1]!) {
+      push("same", a[i++]!);
+      j++;
+    }
+    else if (here === best[(i + 1) * width + j]!) push("removed", a[i++]!);
+    else push("added", b[j++]!);
+  }
+  while (i < n) push("removed", a[i++]!);
+  while (j < m) push("added", b[j++]!);
+}
+
+/** Whether a cut at `at` of `text` would split a surrogate pair. */
+function splitsPair(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return at > 0 && at < text.length && code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** The length of the common prefix and of the common suffix (not overlapping), on code-point bounds. */
+function commonEnds(a: string, b: string): [number, number] {
+  const shorter = Math.min(a.length, b.length);
+  let prefix = 0;
+  while (prefix < shorter && a.charCodeAt(prefix) === b.charCodeAt(prefix)) prefix++;
+  if (splitsPair(a, prefix) || splitsPair(b, prefix)) prefix--;
+  let suffix = 0;
+  while (suffix < shorter - prefix && a.charCodeAt(a.length - 1 - suffix) === b.charCodeAt(b.length - 1 - suffix)) suffix++;
+  if (splitsPair(a, a.length - suffix) || splitsPair(b, b.length - suffix)) suffix--;
+  return [prefix, suffix];
+}
+
+/** The pieces that turn `before` into `after`: same, removed and added runs, in order; removed before added. */
+export function charPieces(before: string, after: string): CharPiece[] {
+  const [prefix, suffix] = commonEnds(before, after);
+  const oldMiddle = before.slice(prefix, before.length - suffix);
+  const newMiddle = after.slice(prefix, after.length - suffix);
+  const pieces: CharPiece[] = [];
+  // Runs of one kind are joined: the pieces alternate, removed before added.
+  const push = (kind: CharPiece["kind"], text: string) => {
+    if (text === "") return;
+    const last = pieces.at(-1);
+    if (last?.kind === kind) last.text += text;
+    else if (last?.kind === "added" && kind === "removed" && pieces.at(-2)?.kind === "removed") pieces.at(-2)!.text += text;
+    else if (last?.kind === "added" && kind === "removed") pieces.splice(pieces.length - 1, 0, { kind, text });
+    else pieces.push({ kind, text });
+  };
+  push("same", before.slice(0, prefix));
+  const cells = oldMiddle.length * newMiddle.length;
+  const size = oldMiddle.length + newMiddle.length;
+  if (cells > 0 && cells <= MAX_WEIGHTED_CELLS) {
+    weightedPieces(oldMiddle, newMiddle, push);
+  } else {
+    const found = cells > 0 && size <= MAX_MIDDLE ? diffChars(oldMiddle, newMiddle, { maxEditLength: Math.max(8, Math.floor(WORK_BUDGET / size)) }) : undefined;
+    if (found) {
+      for (const change of found) push(change.added ? "added" : change.removed ? "removed" : "same", change.value);
+    } else {
+      push("removed", oldMiddle);
+      push("added", newMiddle);
+    }
+  }
+  push("same", before.slice(before.length - suffix));
+  return pieces;
+}
+
+/** Replace `from..to` (offsets in the old string, UTF-16 code units as editors count) by `insert`. */
+export interface TextEdit {
+  from: number;
+  to: number;
+  insert: string;
+}
+
+/** The minimal changes that turn `before` into `after`, offsets shifted by `offset`; sorted, none overlapping. */
+export function charChanges(before: string, after: string, offset = 0): TextEdit[] {
+  const changes: TextEdit[] = [];
+  let at = offset;
+  for (const piece of charPieces(before, after)) {
+    const last = changes.at(-1);
+    const touching = last !== undefined && last.to === at;
+    if (piece.kind === "same") {
+      at += piece.text.length;
+    } else if (piece.kind === "removed") {
+      if (touching) last.to += piece.text.length;
+      else changes.push({ from: at, to: at + piece.text.length, insert: "" });
+      at += piece.text.length;
+    } else if (touching) {
+      last.insert += piece.text;
+    } else {
+      changes.push({ from: at, to: at, insert: piece.text });
+    }
+  }
+  return changes;
+}
