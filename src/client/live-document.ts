@@ -90,9 +90,9 @@ export class LiveDocumentImpl implements LiveDocument {
     if (options.onConflict) this.emitter.on("conflict", options.onConflict);
   }
 
-  /** Keeps the texts, starts the worker and the feed loop. */
-  async start(): Promise<void> {
-    await this.keeper.start();
+  /** Keeps the texts (`stored`: a record of this client's was read), starts the worker and the feed loop. */
+  async start(stored: boolean): Promise<void> {
+    await this.keeper.start(stored);
     this.updateStatus();
     void this.run();
     void runFeed({
@@ -187,12 +187,11 @@ export class LiveDocumentImpl implements LiveDocument {
 
   close(): void {
     if (this.closed) return;
-    const unconfirmed = !this.isSynced();
     this.apply({ type: "closed" });
     this.controller.abort(abortError());
     for (const waiter of [...this.milestones.splice(0), ...this.sentMilestones.splice(0)]) waiter.reject(abortError());
     this.feedQueue.splice(0).forEach((item) => item.done());
-    void this.keeper.close(unconfirmed);
+    void this.keeper.close();
     this.wake();
   }
 

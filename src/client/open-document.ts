@@ -33,6 +33,6 @@ export async function openDocument(client: FolioClient, id: string, options: Ope
   const nextSeq = kept?.nextSeq ?? (own ? own.nextSeq + own.entries.length : 1);
   const sync = kept?.sync ?? startSync(serviceTextOf(codec, document.version, document.content));
   const live = new LiveDocumentImpl(client, id, document, clientId, options, { sync, nextSeq }, codec);
-  await live.start();
+  await live.start(own !== undefined);
   return live;
 }

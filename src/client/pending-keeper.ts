@@ -1,6 +1,6 @@
 import type { LineCodec } from "./line-codec.js";
 import { entryRecord, snapshotRecord, type PendingEntry, type PendingStore } from "./pending-log.js";
-import type { SyncState } from "./sync-text.js";
+import { hasUnconfirmed, type SyncState } from "./sync-text.js";
 
 /** Entries past which the record is compacted at once. */
 const MAX_ENTRIES = 500;
@@ -8,16 +8,20 @@ const MAX_ENTRIES = 500;
 const IDLE_MS = 2_000;
 
 /**
- * Keeps a live document's texts in its PendingStore (pending-log.ts): the snapshot is written when
- * the document opens and again when it has been idle for a moment (or the entries have grown);
- * every change in between is one entry appended. So nothing is lost when the page is closed at
- * any moment, and a keystroke writes only its own change. A record of a document closed with
- * nothing unconfirmed is removed.
+ * Keeps a live document's unconfirmed edits in its PendingStore (pending-log.ts): the snapshot is
+ * written at the first change that leaves something unconfirmed, and again when the document has
+ * been idle for a moment (or the entries have grown); every change in between is one entry
+ * appended. So nothing is lost when the page is closed at any moment, and a keystroke writes only
+ * its own change. Once nothing is unconfirmed the record is removed: a store holds a record exactly
+ * while there is something to keep.
  */
 export class PendingKeeper {
   private entries = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** A snapshot is in the store (entries go after it). */
   private written = false;
+  /** A record may be in the store (a write was tried since the last removal). */
+  private dirty = false;
 
   constructor(
     private readonly store: PendingStore | undefined,
@@ -29,26 +33,44 @@ export class PendingKeeper {
     private readonly failed: (error: Error) => void,
   ) {}
 
-  /** Writes the snapshot now (the document opened). */
-  async start(): Promise<void> {
-    await this.compact();
+  /** The document opened: a record it adopted (edits still unconfirmed) is written anew, a stale one removed. */
+  async start(loaded: boolean): Promise<void> {
+    this.dirty = loaded;
+    await this.keep();
   }
 
   /** A step that changed the texts, already applied to the state. */
   async changed(entry: PendingEntry): Promise<void> {
     if (!this.store) return;
+    if (!hasUnconfirmed(this.current().sync)) return this.remove();
     if (!this.written || this.entries >= MAX_ENTRIES) return this.compact();
     this.entries++;
+    this.dirty = true;
     this.scheduleCompaction();
     await this.guarded(() => this.store!.append(this.documentId, entryRecord(entry, this.codec)));
   }
 
   /** Stops the timer; with nothing unconfirmed the record is removed, else it stays for the next opening. */
-  async close(unconfirmed: boolean): Promise<void> {
+  async close(): Promise<void> {
+    await this.keep();
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.store || unconfirmed) return;
+  }
+
+  /** The record as the state is now: a snapshot while something is unconfirmed, else none. */
+  private async keep(): Promise<void> {
+    if (!this.store) return;
+    if (hasUnconfirmed(this.current().sync)) await this.compact();
+    else await this.remove();
+  }
+
+  private async remove(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.written = false;
+    this.entries = 0;
+    if (!this.dirty) return;
+    this.dirty = false;
     await this.guarded(() => this.store!.save(this.documentId, undefined));
   }
 
@@ -64,6 +86,7 @@ export class PendingKeeper {
     const { sync, clientId, nextSeq } = this.current();
     this.entries = 0;
     this.written = true;
+    this.dirty = true;
     await this.guarded(() => this.store!.save(this.documentId, snapshotRecord(sync, clientId, nextSeq, this.codec)));
   }
 
@@ -71,6 +94,7 @@ export class PendingKeeper {
     try {
       await write();
     } catch (error) {
+      // The next change writes a whole snapshot again.
       this.written = false;
       this.failed(error instanceof Error ? error : new Error(String(error)));
     }

@@ -66,30 +66,37 @@ describe("a live document with a PendingStore", () => {
     expect(await waitUntil(() => !store.saved.has(id), { maxMs: 2_000 })).toBe(true);
   });
 
-  it("keeps a keystroke as one entry appended, and writes the whole text only as a snapshot when it opens", async () => {
+  it("keeps a keystroke as one entry appended, and writes the whole text only as a snapshot at the first one", async () => {
     const { id } = await s.client.createDocument({ title: "T", content: "a\nb\nc" });
     const store = memoryStore();
     const { doc, net } = await live(id, store);
     net.hook = (request) => (request.method === "PATCH" ? { kind: "fail-before" } : undefined);
-    expect([store.saves, store.appends]).toEqual([1, 0]);
+    // Nothing to keep yet: no record.
+    expect([store.saves, store.appends, store.saved.has(id)]).toEqual([0, 0, false]);
     for (const [at, key] of [[1, "x"], [2, "y"], [3, "z"]] as const) doc.edit([{ from: at, to: at, insert: key }]);
-    expect([store.saves, store.appends]).toEqual([1, 3]);
+    expect([store.saves, store.appends]).toEqual([1, 2]);
     // Each entry holds its own change, not the text.
-    expect(store.saved.get(id)!.entries.map((entry) => JSON.parse(entry) as unknown)).toEqual([{ edit: [1, [0, "x"], 4] }, { edit: [2, [0, "y"], 4] }, { edit: [3, [0, "z"], 4] }]);
+    expect(store.saved.get(id)!.entries.map((entry) => JSON.parse(entry) as unknown)).toEqual([{ edit: [2, [0, "y"], 4] }, { edit: [3, [0, "z"], 4] }]);
     expect(replay(store.saved.get(id)!, PLAIN_CODEC)?.sync.local.toString()).toBe("axyz\nb\nc");
     doc.close();
   });
 
-  it("compacts the entries into a snapshot once the document has been idle for two seconds", { timeout: 10_000 }, async () => {
+  it("compacts the entries into a snapshot once the document has been idle for two seconds, and removes the record once all is saved", { timeout: 10_000 }, async () => {
     const { id } = await s.client.createDocument({ title: "T", content: "a" });
     const store = memoryStore();
-    const { doc } = await live(id, store);
+    const { doc, net } = await live(id, store);
+    const gate = latch();
+    net.hook = (request) => (request.method === "PATCH" ? { kind: "hold", until: gate.promise } : undefined);
     doc.edit([{ from: 1, to: 1, insert: "b" }]);
-    await doc.whenSynced(5_000);
+    doc.edit([{ from: 2, to: 2, insert: "c" }]);
+    expect(await waitUntil(() => net.calls("PATCH", "/content").length === 1)).toBe(true);
     expect(store.saved.get(id)!.entries.length).toBeGreaterThan(0);
     expect(await waitUntil(() => store.saved.get(id)?.entries.length === 0, { maxMs: 4_000, pauseMs: 20 })).toBe(true);
     const kept = replay(store.saved.get(id)!, PLAIN_CODEC)!;
-    expect([kept.sync.confirmed.version, kept.sync.local.toString(), store.saved.get(id)!.unsent]).toEqual([2, "ab", false]);
+    expect([kept.sync.confirmed.version, kept.sync.local.toString(), store.saved.get(id)!.unsent]).toEqual([1, "abc", true]);
+    gate.open();
+    await doc.whenSynced(5_000);
+    expect(store.saved.has(id)).toBe(false);
     doc.close();
   });
 
