@@ -134,7 +134,7 @@ describe.skipIf(!browserFound)("unsent edits in the editor page", { timeout: 60_
     await context.addInitScript(`
       const setItem = Storage.prototype.setItem;
       Storage.prototype.setItem = function (key, value) {
-        if (/^folio\.(pending|log)\./.test(String(key))) throw new DOMException("full", "QuotaExceededError");
+        if (/^folio\\.(pending|log)\\./.test(String(key))) throw new DOMException("full", "QuotaExceededError");
         return setItem.call(this, key, value);
       };
     `);
