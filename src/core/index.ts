@@ -1,6 +1,7 @@
 /**
  * The pure line algebra of Folio, shared by the service and browser clients: lines ⇄ text,
- * checksums, validation, apply, compose, diff and rebase of line operations. No I/O, no clock.
+ * checksums, validation, apply, compose, diff and rebase of line operations; the outline notation and
+ * its export and import (Markdown, OPML, text). No I/O, no clock.
  */
 export { INT32_MAX, LineOperationSchema, type LineOperation } from "./line-operation.js";
 export { joinLines, normalizeLineEndings, splitLines } from "./lines.js";
@@ -15,3 +16,6 @@ export { diffLines, type DiffLinesOptions } from "./diff-lines.js";
 export { minimizeOps } from "./minimize-ops.js";
 export { mergeLines, mergeText } from "./merge-text.js";
 export { textEdits, type TextEdit } from "./text-edits.js";
+export { indentWidth, outlineDepths, parentLine, parseLine, subtreeEnd, TAB_WIDTH, type OutlineLine, type TicketKind, type TicketLink } from "./outline-notation.js";
+export { canonicalOutline, DEFAULT_IMPORT_LIMITS, type ImportLimits, type ImportResult } from "./outline-text.js";
+export { EXPORT_FORMATS, exportFileName, exportOutline, FORMATS, importFormatOf, importOutline, isExportFormat, type ExportFormat } from "./outline-formats.js";
