@@ -23,6 +23,7 @@ import { charChanges } from "./char-diff.js";
 import { outlineKeymap } from "./editor-keys.js";
 import { toMinimalChanges } from "./line-changes.js";
 import { parseLine } from "./outline.js";
+import { outlineTools } from "./outline-tools.js";
 
 /** Marks a transaction that brings the document's own text in: it must not go out as a local edit. */
 const fromDocument = Annotation.define<boolean>();
@@ -90,6 +91,7 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
     history(),
     keymap.of(outlineKeymap),
     outlineHighlighter,
+    outlineTools(doc.id),
     ...(options.extensions ?? []),
     readOnly.of([EditorState.readOnly.of(doc.deleted), EditorView.editable.of(!doc.deleted)]),
     EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true", spellcheck: "false", autocapitalize: "off" }),

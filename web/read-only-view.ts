@@ -6,19 +6,20 @@
  * edits between the two texts, so the reader's cursor and selection stay where they were.
  */
 import { defaultKeymap } from "@codemirror/commands";
-import { EditorState, Transaction } from "@codemirror/state";
+import { EditorState, Transaction, type Extension } from "@codemirror/state";
 import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
 import type { ReadOnlyChange, ReadOnlyLiveDocument } from "../src/client/index.js";
 import { diffLines, splitLines, toLineOperation } from "../src/core/index.js";
 import { outlineHighlighter } from "./editor.js";
 import { toMinimalChanges } from "./line-changes.js";
+import { readingTools } from "./outline-tools.js";
 
 export interface ReadOnlyView {
   view: EditorView;
   destroy(): void;
 }
 
-export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, label: string): ReadOnlyView {
+export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, label: string, extensions: Extension[] = []): ReadOnlyView {
   const view = new EditorView({
     parent,
     state: EditorState.create({
@@ -29,6 +30,8 @@ export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, lab
         drawSelection(),
         EditorView.lineWrapping,
         outlineHighlighter,
+        readingTools(`read.${doc.readId}`),
+        ...extensions,
         // Moving and selecting only: no key of this keymap changes a read-only state's text. Enter is
         // taken first, or the browser's own handling of it would move the cursor to the top.
         keymap.of([{ key: "Enter", run: () => true }, ...defaultKeymap]),
