@@ -11,7 +11,7 @@ import { parseLine } from "../src/core/outline-notation.js";
 import { ticketUrl, trackerSlug } from "./outline.js";
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]}]/g;
-const onMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad|iPod/.test(navigator.platform);
+const onMac = /Mac|iPhone|iPad|iPod/.test((globalThis as { navigator?: { platform?: string } }).navigator?.platform ?? "");
 const HINT = onMac ? "Cmd+click to open" : "Ctrl+click to open";
 
 function linkMark(href: string): Decoration {

@@ -41,7 +41,7 @@ export const newlineKeepingIndent: StateCommand = ({ state, dispatch }) => {
 };
 
 /** macOS, where Option+←/→ is the word jump that Alt+←/→ must not take. */
-const onMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad|iPod/.test(navigator.platform);
+const onMac = /Mac|iPhone|iPad|iPod/.test((globalThis as { navigator?: { platform?: string } }).navigator?.platform ?? "");
 
 /** Earlier bindings win: the outline's own keys come before CodeMirror's defaults for the same key. */
 export const outlineKeymap: readonly KeyBinding[] = [

@@ -1,10 +1,10 @@
 import { EditorSelection, EditorState, Transaction, type StateCommand } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
 import { boxCountText, countBoxes } from "../../web/box-count.js";
-import { toggleBoxes } from "../../web/check-boxes.js";
+import { toggleBoxes } from "../../web/box-toggle.js";
 import { insertOutline } from "../../web/insert-outline.js";
 import { moveNodeDown, moveNodeUp, nodeSwap } from "../../web/move-node.js";
-import { nodeFoldRange } from "../../web/outline-folding.js";
+import { nodeFoldRange } from "../../web/fold-ranges.js";
 
 // The outliner's commands on a bare editor state (the page binds them to keys and buttons): each is
 // one transaction with a user event, so the live document sends it and undo takes it back whole.
