@@ -141,7 +141,8 @@ describe.skipIf(!browserFound)("export and import on the page", { timeout: 90_00
     await tab.locator(".key-warning").waitFor();
     const listed = async () => {
       await tab.goto(`${w.service.url}/`);
-      return tab.locator(".recent-list li a").evaluateAll((links) => links.map((link) => `${link.textContent} ${link.getAttribute("href")}`));
+      const links = await tab.locator(".recent-list li a").all();
+      return Promise.all(links.map(async (link) => `${await link.textContent()} ${await link.getAttribute("href")}`));
     };
     expect(await listed()).toEqual([`Kept secret ${keptLink}`]);
     await tab.screenshot({ path: join(w.shots, "start-page-remembered.png") });
