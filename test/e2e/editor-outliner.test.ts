@@ -8,9 +8,10 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
+import { createClient, createEncryptedDocument, generateDocumentKey } from "../../src/client/index.js";
 import { axeViolations } from "./axe-check.js";
 import { browserFound, createDocument, editorText, eventually, expectConverged } from "./e2e-support.js";
-import { cursorAt, requireBrowser, served, useEditorWorld } from "./e2e-world.js";
+import { cursorAt, requireBrowser, served, TRACKER_WEB, useEditorWorld } from "./e2e-world.js";
 
 requireBrowser("test/e2e/editor-outliner.test.ts");
 
@@ -118,10 +119,12 @@ describe.skipIf(!browserFound)("the outliner's tools", { timeout: 90_000 }, () =
 
   it("opens a link on Ctrl+click only; a plain click places the cursor", async () => {
     const target = `${w.service.url}/api/v1/info`;
-    const id = await createDocument(w.service.url, "Links", `See ${target} for the version`);
+    const id = await createDocument(w.service.url, "Links", `See ${target} for the version\nSprint &tracker.alice-folio\n  Sign-up form #US-3`);
     const { tab, context } = await w.author(id, "Ada");
-    const link = tab.locator(".cm-url");
+    const link = tab.locator(".cm-url").first();
     expect(await link.textContent()).toEqual(target);
+    // A ticket reference links the tracker's page of the ticket (not opened here: it is not on loopback).
+    expect(await tab.locator(".cm-url").nth(1).getAttribute("data-href")).toEqual(`${TRACKER_WEB}/project/alice-folio/us/3`);
 
     await link.click();
     expect(context.pages().length).toEqual(1);
@@ -179,8 +182,12 @@ describe.skipIf(!browserFound)("the outliner's tools", { timeout: 90_000 }, () =
       await tab.goto(`${w.service.url}/d/00000000-0000-4000-8000-000000000000`);
       await tab.locator("h1").waitFor();
       found["not found"] = await axeViolations(tab);
+      const sealed = await createEncryptedDocument(createClient({ baseUrl: w.service.url }), { title: "Sealed", content: "a" }, generateDocumentKey());
+      await tab.goto(`${w.service.url}/d/${sealed.id}`);
+      await tab.locator("h1").waitFor();
+      found["key needed"] = await axeViolations(tab);
 
-      expect(found).toEqual({ home: [], document: [], panels: [], "find and fold": [], "read-only": [], "not found": [] });
+      expect(found).toEqual({ home: [], document: [], panels: [], "find and fold": [], "read-only": [], "not found": [], "key needed": [] });
     });
   }
 });

@@ -73,6 +73,10 @@ describe.skipIf(!browserFound)("export and import on the page", { timeout: 90_00
     await tab.locator(".cm-content").focus();
     await tab.keyboard.press("Control+z");
     expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  Write notes\nRetro");
+    await cursorAt(tab, 2, "End");
+    await chooseFile(tab, "notes.txt", "Book room\r\n  [ ] Send invite\r\n");
+    await tab.getByRole("button", { name: "Insert after the cursor's node" }).click();
+    expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  Write notes\nRetro\nBook room\n  [ ] Send invite");
 
     const laughs = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><opml version="2.0"><body><outline text="&lol2;"/></body></opml>';
     await chooseFile(tab, "laughs.opml", laughs);
@@ -106,8 +110,22 @@ describe.skipIf(!browserFound)("export and import on the page", { timeout: 90_00
     await eventually(() => tab.locator(".sync").getAttribute("data-status"), (status) => status === "synced");
 
     await tab.getByRole("button", { name: "Export and import", exact: true }).click();
-    expect(await download(tab, "Download as Markdown")).toEqual({ name: "Secret plan.md", text: "- Launch\n- [ ] Write notes\n" });
-    await chooseFile(tab, "more.txt", "Phone Ben\n  [x] booked");
+    expect([await download(tab, "Download as Markdown"), await download(tab, "Download as OPML"), await download(tab, "Download as Text")]).toEqual([
+      { name: "Secret plan.md", text: "- Launch\n- [ ] Write notes\n" },
+      {
+        name: "Secret plan.opml",
+        text: '<?xml version="1.0" encoding="UTF-8"?>\n<opml version="2.0">\n  <head>\n    <title>Secret plan</title>\n  </head>\n  <body>\n    <outline text="Launch"/>\n    <outline text="Write notes" checkbox="true"/>\n  </body>\n</opml>\n',
+      },
+      { name: "Secret plan.txt", text: "Launch\n[ ] Write notes\n" },
+    ]);
+    await cursorAt(tab, 1, "End");
+    await chooseFile(tab, "steps.md", "- Test upgrade\n  - [x] on staging\n");
+    await tab.getByRole("button", { name: "Insert after the cursor's node" }).click();
+    await chooseFile(tab, "extra.txt", "Retro");
+    await tab.getByRole("button", { name: "Insert after the cursor's node" }).click();
+    expect(await eventually(() => editorText(tab), (text) => text.endsWith("Retro"))).toEqual("Launch\n[ ] Write notes\nTest upgrade\n  [x] on staging\nRetro");
+    expect(await eventually(() => tab.locator(".sync").getAttribute("data-status"), (status) => status === "synced")).toEqual("synced");
+    await chooseFile(tab, "more.opml", '<opml version="2.0"><body><outline text="Phone Ben"><outline text="booked" _complete="true"/></outline></body></opml>');
     await tab.getByRole("button", { name: "As a new encrypted document" }).click();
     await tab.waitForURL((url) => !url.pathname.endsWith(id) && url.hash.startsWith("#key="));
     await tab.locator('.cm-content[contenteditable="true"]').waitFor();
@@ -115,8 +133,8 @@ describe.skipIf(!browserFound)("export and import on the page", { timeout: 90_00
     const created = /\/d\/([0-9a-f-]{36})/.exec(tab.url())?.[1] ?? "";
 
     expect(requests.filter((request) => request.includes("/export"))).toEqual([]);
-    expect(requests.filter((request) => /Launch|Write notes|Phone Ben|booked|Secret plan/.test(request))).toEqual([]);
-    for (const stored of [await served(w.service.url, id), await served(w.service.url, created)]) expect(stored.content).not.toMatch(/Launch|Write|Phone|booked/);
+    expect(requests.filter((request) => /Launch|Write notes|Test upgrade|staging|Retro|Phone Ben|booked|Secret plan/.test(request))).toEqual([]);
+    for (const stored of [await served(w.service.url, id), await served(w.service.url, created)]) expect(stored.content).not.toMatch(/Launch|Write|upgrade|staging|Retro|Phone|booked/);
   });
 
   it("keeps an encrypted document on the start page only when asked to remember it on this device", async () => {
