@@ -20,6 +20,7 @@ import { charChanges } from "../src/core/index.js";
 import { outlineKeymap } from "./editor-keys.js";
 import { liveSync } from "./live-sync.js";
 import { parseLine } from "./outline.js";
+import { outlineTools } from "./outline-tools.js";
 
 const ticketMark = Decoration.mark({ class: "cm-ticket-link" });
 const openBox = Decoration.mark({ class: "cm-box" });
@@ -85,6 +86,7 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
     liveSync(doc),
     keymap.of(outlineKeymap),
     outlineHighlighter,
+    outlineTools(doc.id),
     ...(options.extensions ?? []),
     readOnly.of([EditorState.readOnly.of(doc.deleted), EditorView.editable.of(!doc.deleted)]),
     EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true", spellcheck: "false", autocapitalize: "off" }),

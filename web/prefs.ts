@@ -1,6 +1,7 @@
 /**
  * What the page keeps in the browser: the display name and the recently opened documents in
- * localStorage, the tracker session in sessionStorage only (it must never reach the document or a
+ * localStorage (an encrypted document only when its reader chose "Remember on this device", and then
+ * with its key: docs/encryption.md#remembered-on-this-device), the tracker session in sessionStorage only (it must never reach the document or a
  * URL, and it ends with the tab). Storage may be unavailable (private modes): every call degrades to
  * "nothing stored".
  */
@@ -15,6 +16,8 @@ export interface RecentDocument {
   id: string;
   title: string;
   openedAt: string;
+  /** An encrypted document's key, stored only by the reader's choice. */
+  key?: string;
 }
 
 function read(storage: () => Storage, key: string): string | null {
@@ -58,10 +61,18 @@ export function recentDocuments(): RecentDocument[] {
   }
 }
 
-export function rememberDocument(id: string, title: string): void {
-  const rest = recentDocuments().filter((entry) => entry.id !== id);
-  const next = [{ id, title, openedAt: new Date().toISOString() }, ...rest].slice(0, MAX_RECENT);
+/** Puts the document first in the recent list; an entry's key is kept unless a new one is given. */
+export function rememberDocument(id: string, title: string, key?: string): void {
+  const recent = recentDocuments();
+  const kept = key ?? recent.find((entry) => entry.id === id)?.key;
+  const rest = recent.filter((entry) => entry.id !== id);
+  const next = [{ id, title, openedAt: new Date().toISOString(), ...(kept !== undefined ? { key: kept } : {}) }, ...rest].slice(0, MAX_RECENT);
   write(local, RECENT_KEY, JSON.stringify(next));
+}
+
+/** True when this browser keeps the document's key (its reader chose "Remember on this device"). */
+export function keyRemembered(id: string): boolean {
+  return recentDocuments().some((entry) => entry.id === id && entry.key !== undefined);
 }
 
 export function forgetDocument(id: string): void {

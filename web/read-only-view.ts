@@ -6,18 +6,19 @@
  * binding (live-sync.ts), so the reader's cursor and selection stay with the text.
  */
 import { defaultKeymap } from "@codemirror/commands";
-import { EditorState } from "@codemirror/state";
+import { EditorState, type Extension } from "@codemirror/state";
 import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
 import type { ReadOnlyLiveDocument } from "../src/client/index.js";
 import { outlineHighlighter } from "./editor.js";
 import { liveSync } from "./live-sync.js";
+import { readingTools } from "./outline-tools.js";
 
 export interface ReadOnlyView {
   view: EditorView;
   destroy(): void;
 }
 
-export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, label: string): ReadOnlyView {
+export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, label: string, extensions: Extension[] = []): ReadOnlyView {
   const view = new EditorView({
     parent,
     state: EditorState.create({
@@ -29,6 +30,8 @@ export function readOnlyView(parent: HTMLElement, doc: ReadOnlyLiveDocument, lab
         drawSelection(),
         EditorView.lineWrapping,
         outlineHighlighter,
+        readingTools(`read.${doc.readId}`),
+        ...extensions,
         // Moving and selecting only: no key of this keymap changes a read-only state's text. Enter is
         // taken first, or the browser's own handling of it would move the cursor to the top.
         keymap.of([{ key: "Enter", run: () => true }, ...defaultKeymap]),

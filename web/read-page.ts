@@ -6,6 +6,7 @@
  */
 import h from "crelt";
 import { FolioError, isEncryptedDocument, NotEncryptedError, openReadOnly, UNREADABLE_TITLE, withDocumentKey, WrongKeyError, type FolioClient, type ReadOnlyLiveDocument } from "../src/client/index.js";
+import { clickableLinks } from "./clickable-links.js";
 import { docLayout } from "./doc-layout.js";
 import { messageOf } from "./error-message.js";
 import { showKeyProblem } from "./key-needed.js";
@@ -16,6 +17,7 @@ import { readHistoryPanel } from "./read-history-panel.js";
 import { readIndicator, type ReadIndicator } from "./read-indicator.js";
 import { readOnlyView } from "./read-only-view.js";
 import { replace } from "./replace-children.js";
+import { transferPanel } from "./transfer-panel.js";
 
 /** Opens the link (the one place the read-only page opens a document) and shows it, or why it cannot. */
 export async function renderReadOnly(root: HTMLElement, client: FolioClient, readId: string, key?: string): Promise<void> {
@@ -35,23 +37,31 @@ export async function renderReadOnly(root: HTMLElement, client: FolioClient, rea
     doc.close();
     return showKeyProblem(root, "missing", true);
   }
-  renderFollowed(root, key !== undefined ? withDocumentKey(client, key) : client, doc, indicator);
+  renderFollowed(root, key !== undefined ? withDocumentKey(client, key) : client, doc, indicator, key !== undefined);
 }
 
-function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReadIndicator): void {
+function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiveDocument, indicator: ReadIndicator, encrypted: boolean): void {
   const heading = h("h1", { class: "read-title" }, doc.title);
   const banner = h("div", { class: "banner", role: "alert", hidden: true });
   const editorHost = h("div", { class: "editor-host read-only" });
   const history = readHistoryPanel(client, doc);
+  // The file of a plain document comes from the service; an encrypted one's is converted here.
+  const transfer = transferPanel({
+    current: () => ({ title: doc.title, content: doc.text }),
+    fromService: (format) => (encrypted ? undefined : client.read.export(doc.readId, format)),
+  });
   const note = h("p", { class: "read-note" }, "You are reading this document through a read-only link: it follows every change live, and you can select and copy its text, but not change it.");
   const layout = docLayout({
-    panels: [{ label: "History", element: history.element, shown: history.shown, hidden: history.hidden }],
+    panels: [
+      { label: "History", element: history.element, shown: history.shown, hidden: history.hidden },
+      { label: "Export", element: transfer.element },
+    ],
     toolbar: { label: "Document", actions: [] },
     main: [note, editorHost],
-    side: [history.element],
+    side: [transfer.element, history.element],
   });
   replace(root, pageHeader("doc-header read-header", h("div", { class: "title-row" }, heading, h("span", { class: "read-only-mark" }, "Read-only")), indicator.element), banner, layout);
-  const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`);
+  const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`, [clickableLinks()]);
 
   const setTitle = (title: string) => {
     heading.textContent = title;

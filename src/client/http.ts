@@ -1,5 +1,7 @@
 import { FolioError, FolioNetworkError, isAbort } from "./errors.js";
+import { exportedFile, exportQuery, type ExportedFile, type ExportOptions } from "./export-calls.js";
 import { readCalls, type ReadCalls } from "./read-calls.js";
+import type { ExportFormat } from "../core/outline-formats.js";
 import type {
   ChangeFeed,
   ContentConflict,
@@ -41,6 +43,8 @@ export interface FolioClient {
   patchContent(id: string, body: ContentPatchRequest, signal?: AbortSignal): Promise<PatchAnswer>;
   /** null on 204. */
   changes(id: string, query: { since: number; wait?: number }, signal?: AbortSignal): Promise<ChangeFeed | null>;
+  /** GET …/export: the document, or one of its versions, as a Markdown, OPML or text file (docs/notation.md). */
+  exportDocument(id: string, format: ExportFormat, options?: ExportOptions): Promise<ExportedFile>;
   tracker: TrackerCalls;
   /** Read-only links: made, rotated and revoked by the document's id; read by the link's. */
   read: ReadCalls;
@@ -70,11 +74,15 @@ interface Call {
   signal?: AbortSignal | undefined;
   /** Statuses besides 2xx whose JSON body is returned as data. */
   dataStatuses?: readonly number[];
+  /** A 2xx answer is a file: its body is returned as text, not parsed. */
+  file?: boolean;
 }
 
 interface Answer {
   status: number;
   body: unknown;
+  /** The file name a file's `Content-Disposition` gives, when readable. */
+  disposition?: string | null;
 }
 
 /** A client for the service at `baseUrl`. */
@@ -104,6 +112,7 @@ export function createClient(options: ClientOptions): FolioClient {
       if (isAbort(error)) throw error;
       throw new FolioNetworkError(`${call.method} ${call.path}: the answer broke off (${String(error)})`, { cause: error });
     }
+    if (call.file && response.ok) return { status: response.status, body: text, disposition: response.headers.get("content-disposition") };
     const body = parseBody(text);
     if ((response.status >= 200 && response.status < 300) || call.dataStatuses?.includes(response.status)) {
       if (body === INVALID) throw new FolioNetworkError(`${call.method} ${call.path}: the answer is not JSON`);
@@ -144,6 +153,7 @@ export function createClient(options: ClientOptions): FolioClient {
       const answer = await send({ method: "GET", path: `${doc(id)}/changes?since=${query.since}${wait}`, signal });
       return answer.status === 204 ? null : (answer.body as ChangeFeed);
     },
+    exportDocument: async (id, format, options) => exportedFile(format, await send({ method: "GET", path: `${doc(id)}/export${exportQuery(format, options)}`, signal: options?.signal, file: true })),
     tracker: {
       login: (body) => json({ method: "POST", path: "/tracker/auth", body }),
       projects: (t, member) => json({ method: "GET", path: `/tracker/projects?member=${member}`, headers: token(t) }),

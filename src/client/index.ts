@@ -20,3 +20,6 @@ export { generateDocumentKey, isEncryptedDocument, MAX_TITLE_BYTES } from "./enc
 export { createEncryptedDocument, changeDocumentKey, withDocumentKey } from "./encryption/keyed-client.js";
 export { UNREADABLE_LINE, UNREADABLE_TITLE } from "./encryption/codec.js";
 export { NotEncryptedError, TitleTooLongError, WrongKeyError } from "./encryption/errors.js";
+export { exportLocally, type ExportedFile, type ExportOptions } from "./export-calls.js";
+export { EXPORT_FORMATS, exportFileName, exportOutline, importFormatOf, importOutline, type ExportFormat } from "../core/outline-formats.js";
+export { canonicalOutline, DEFAULT_IMPORT_LIMITS, type ImportLimits, type ImportResult } from "../core/outline-text.js";

@@ -13,6 +13,7 @@ import { requestIdOf } from "./request-id.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
+import { exportRoutes } from "./routes/export.js";
 import { infoRoutes, type ServiceIdentity } from "./routes/info.js";
 import { readLinkRoutes } from "./routes/read-links.js";
 import { trackerRoutes } from "./routes/tracker.js";
@@ -108,7 +109,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       origin: config.cors.origins.includes("*") ? true : config.cors.origins,
       methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
       allowedHeaders: ["Content-Type", "X-Tracker-Token", "Authorization", "X-Request-Id"],
-      exposedHeaders: ["Retry-After", "X-Request-Id"],
+      exposedHeaders: ["Retry-After", "X-Request-Id", "Content-Disposition"],
       maxAge: 600,
     });
   }
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await api.register(contentRoutes, { patcher });
       await api.register(changeRoutes, { feed });
       await api.register(readLinkRoutes, { readLinks: services.readLinks });
+      await api.register(exportRoutes, { documents, readLinks: services.readLinks });
       await api.register(trackerRoutes, { tracker });
     },
     { prefix: API_PREFIX },

@@ -145,6 +145,22 @@ export class DocumentService {
     return entries;
   }
 
+  /**
+   * The title and text of a document, or of one of its versions, for an export (a read: no version is
+   * written). 404 for a deleted document (as GET), and for a version it never had or that was compacted.
+   */
+  async snapshot(id: string, version?: number): Promise<{ title: string; content: string; version: number }> {
+    const reads = this.store.reads(id);
+    const head = await reads.document();
+    if (!head || head.deleted) throw documentNotFound(id);
+    if (version === undefined || version === head.version) return { title: head.title, content: await this.headText(head), version: head.version };
+    if (version > head.version) throw new ServiceError("not-found", `document ${id} has no version ${version}`);
+    const record = await reads.version(version);
+    const text = record && (await rebuildText(reads, version));
+    if (!record || !text) throw new ServiceError("not-found", `version ${version} of document ${id} was compacted`);
+    return { title: record.title, content: text.text, version };
+  }
+
   /** Runs a write on an existing document: 404 for an unknown (or, unless allowed, deleted) one. */
   write<T>(id: string, command: (doc: WorkingDocument, head: DocumentRecord) => Promise<T>, options = { allowDeleted: false }): Promise<T> {
     const run: WriteCommand<T> = async (doc) => {

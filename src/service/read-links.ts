@@ -63,6 +63,12 @@ export class ReadLinks {
     return entries.map((entry) => ({ ...entry, documentId: readId }));
   }
 
+  /** The document's title and text, or a version's, for an export; 404 while the document is deleted. */
+  async snapshot(readId: string, version?: number): Promise<{ title: string; content: string; version: number }> {
+    const documentId = await this.documentOf(readId);
+    return this.hidingId(readId, documentId, () => this.options.documents.snapshot(documentId, version));
+  }
+
   /**
    * The document's change feed: the very answer its own feed gives (one waiter among the
    * document's, sharing its reads and wake-ups). A feed answer carries no document id. A link
@@ -102,13 +108,13 @@ export class ReadLinks {
   }
 
   // The document's use cases word their errors with its id; under /read/ the id must not show.
-  // Behind a found link the document exists, so their 404 means it is deleted.
+  // Behind a found link the document exists, so their 404 of the document means it is deleted.
   private async hidingId<T>(readId: string, documentId: string, read: () => Promise<T>): Promise<T> {
     try {
       return await read();
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
-      if (error.code === "not-found") throw new ServiceError("not-found", `the document of read link ${readId} is deleted`);
+      if (error.code === "not-found" && error.message === documentNotFound(documentId).message) throw new ServiceError("not-found", `the document of read link ${readId} is deleted`);
       throw new ServiceError(error.code, error.message.replaceAll(documentId, readId), error.extra);
     }
   }

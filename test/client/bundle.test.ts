@@ -32,6 +32,6 @@ it("bundles src/client for the browser without Node built-ins", { timeout: 30_00
   const code = result.outputFiles[0]!.contents;
   const gzipped = gzipSync(code, { level: 9 }).length;
   if (process.env.FOLIO_REPORT) console.log(`client bundle: ${code.length} bytes minified, ${gzipped} bytes gzipped`);
-  expect(code.length).toBeLessThan(135_000);
-  expect(gzipped).toBeLessThan(46_000);
+  expect(code.length).toBeLessThan(150_000);
+  expect(gzipped).toBeLessThan(52_000);
 });

@@ -37,7 +37,8 @@ describe.skipIf(!browserFound)("the editor page by keyboard", { timeout: 60_000 
     await expect.poll(() => focused(tab)).toMatch(/^div\.cm-content/);
     const id = /\/d\/([0-9a-f-]{36})$/.exec(tab.url())?.[1] ?? "";
 
-    await keys(tab, ["Launch", "{Enter}", "{Alt+ArrowRight}", "[ ] Write notes", "{Enter}", "[ ] Test upgrade", "{Enter}", "{Alt+ArrowRight}", "on staging"]);
+    // Enter after a check-box line starts the next box; Enter on the empty box ends the checklist.
+    await keys(tab, ["Launch", "{Enter}", "{Tab}", "[ ] Write notes", "{Enter}", "Test upgrade", "{Enter}", "{Enter}", "{Alt+ArrowRight}", "on staging"]);
     await keys(tab, ["{Enter}", "{Alt+ArrowLeft}", "{Alt+ArrowLeft}", "Announce"]);
     expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  [ ] Write notes\n  [ ] Test upgrade\n    on staging\nAnnounce");
 

@@ -101,8 +101,9 @@ describe.skipIf(!browserFound)("unsent edits in the editor page", { timeout: 60_
       await route.abort();
     });
     await cursorAt(first, 1, "End");
+    // Enter after a check-box line starts the next box.
     await first.keyboard.press("Enter");
-    await first.keyboard.type("[ ] Announce on Monday");
+    await first.keyboard.type("Announce on Monday");
     await expect.poll(() => first.locator(".sync").textContent(), { timeout: 10_000 }).toEqual("Offline — edits kept on this device");
     await first.screenshot({ path: join(w.shots, "offline-kept.png") });
     // Closed as a person closes a tab (its pagehide runs); reopened a moment later in a new one.

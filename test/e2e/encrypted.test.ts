@@ -43,7 +43,7 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     // The start page: a new encrypted document; the page goes to its link, the key in the fragment.
     const ada = await tabAt(`${w.service.url}/`);
     await ada.tab.locator("#new-title").fill("Quarterly plan");
-    await ada.tab.getByRole("button", { name: "New encrypted document" }).click();
+    await ada.tab.getByRole("button", { name: "New encrypted document", exact: true }).click();
     await ada.tab.waitForURL(/\/d\/[0-9a-f-]{36}#key=[A-Za-z0-9_-]{43}$/);
     const link = ada.tab.url();
     const [, id, key] = /\/d\/([0-9a-f-]{36})#key=([A-Za-z0-9_-]{43})$/.exec(link)!;

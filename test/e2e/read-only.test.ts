@@ -113,7 +113,10 @@ describe.skipIf(!browserFound)("read-only links in Chromium", { timeout: 90_000 
     // Against the version before it (v1, or a milestone the service kept on a pause in the typing).
     expect(await bob.tab.locator(".diff-added .diff-text").allTextContents()).toContain("added: Launch v2");
     const count = await bob.tab.locator(".history-entry").count();
-    expect(await bob.tab.locator(".side button").allTextContents()).toEqual(Array.from({ length: count }, () => "View"));
+    // Nothing on the side changes the document: the history's View buttons and the Export panel's downloads.
+    expect(await bob.tab.locator(".side .history button").allTextContents()).toEqual(Array.from({ length: count }, () => "View"));
+    expect(await bob.tab.locator(".side .transfer button").allTextContents()).toEqual(["Markdown", "OPML", "Text"]);
+    expect(await bob.tab.locator(".side button").count()).toEqual(count + 3);
     expect(await bob.tab.content()).not.toContain(id);
     await bob.tab.screenshot({ path: join(w.shots, "read-only-page.png") });
 

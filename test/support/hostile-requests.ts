@@ -149,6 +149,8 @@ const ROUTES: Route[] = [
   { name: "read-only", method: "GET", path: (id) => `/api/v1/read/${id}` },
   { name: "read-only-history", method: "GET", path: (id) => `/api/v1/read/${id}/history` },
   { name: "read-only-changes", method: "GET", path: (id) => `/api/v1/read/${id}/changes`, query: ["since", "wait"] },
+  { name: "export", method: "GET", path: (id) => `/api/v1/documents/${id}/export`, query: ["format", "version"] },
+  { name: "read-only-export", method: "GET", path: (id) => `/api/v1/read/${id}/export`, query: ["format", "version"] },
   { name: "info", method: "GET", path: () => "/api/v1/info" },
   { name: "openapi", method: "GET", path: () => "/api/v1/openapi.json" },
   { name: "auth", method: "POST", path: () => "/api/v1/tracker/auth", tracker: true },
@@ -186,7 +188,12 @@ function query(random: Random, names: string[] | undefined): string {
   if (!names || random.chance(0.15)) return random.chance(0.5) ? "" : `?${random.pick(["since", "wait", "slug", "member", "x"])}=${random.pick(ODD_QUERY_VALUES)}`;
   const parts = names.map((name) => {
     if (random.chance(0.2)) return "";
-    const value = name === "slug" ? random.pick(["alice-folio", "", "x".repeat(300), "%FF", "a%00b", "a&slug=b"]) : random.pick(ODD_QUERY_VALUES);
+    const value =
+      name === "slug"
+        ? random.pick(["alice-folio", "", "x".repeat(300), "%FF", "a%00b", "a&slug=b"])
+        : name === "format"
+          ? random.pick(["markdown", "opml", "text", "", "PDF", "%FF", "text%00", "opml&format=text"])
+          : random.pick(ODD_QUERY_VALUES);
     return `${name}=${value}`;
   });
   if (random.chance(0.2)) parts.push(`${random.pick(names)}=1`);

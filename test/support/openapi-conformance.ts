@@ -5,7 +5,8 @@ import addFormats from "ajv-formats";
  * Holds real answers against the served OpenAPI document, as a validating proxy would: the
  * request's operation is found by method and path template; the answer's status must be one the
  * operation documents (exactly, or as `4XX`), its media type one that status documents (none for a
- * body-less answer), and its body must match that media type's schema.
+ * body-less answer), and its body must match that media type's schema (a JSON body parsed, a file taken as
+ * its text).
  */
 
 type Json = Record<string, unknown>;
@@ -62,11 +63,14 @@ export class OpenApiConformance {
     const media = answer.contentType?.split(";")[0]?.trim();
     if (content === undefined) return answer.body === "" ? undefined : `${where}: a body where none is documented`;
     if (media === undefined || content[media] === undefined) return `${where}: media type ${media ?? "none"} is not documented (${Object.keys(content).join(", ")})`;
-    let body: unknown;
-    try {
-      body = JSON.parse(answer.body);
-    } catch {
-      return `${where}: the body is not JSON`;
+    // A file (an export's Markdown, OPML or text) is its text; every other body is JSON.
+    let body: unknown = answer.body;
+    if (/[/+]json$/.test(media)) {
+      try {
+        body = JSON.parse(answer.body);
+      } catch {
+        return `${where}: the body is not JSON`;
+      }
     }
     const validate = this.validator(`#/paths/${pointer(template)}/${method}/responses/${key}`, response, media);
     if (validate(body)) return undefined;

@@ -1,5 +1,6 @@
 import { EditorSelection, EditorState, type StateCommand, type Transaction } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
+import { indentLess, indentMore } from "@codemirror/commands";
 import { newlineKeepingIndent, outlineKeymap } from "../../web/editor-keys.js";
 
 // The page's keys on a bare editor state, driven as a person types: text goes in at the cursor,
@@ -32,7 +33,8 @@ describe("the outline's keys", () => {
     e.key("Alt-ArrowRight");
     e.type("[ ] Write notes");
     e.key("Enter");
-    e.type("[ ] Test upgrade");
+    e.type("Test upgrade");
+    e.key("Enter");
     e.key("Enter");
     e.key("Alt-ArrowRight");
     e.type("on staging");
@@ -62,6 +64,26 @@ describe("the outline's keys", () => {
     e.key("Enter");
     expect(e.show()).toEqual("  [ ]\n  | one");
     expect(outlineKeymap.filter((entry) => entry.key === "Mod-End" || entry.key === "Mod-Home").length).toEqual(2);
-    expect(outlineKeymap.some((entry) => entry.key === "Tab")).toEqual(false);
+  });
+
+  it("continues a checklist: Enter after a box line starts an open box at its depth, Enter on an empty box ends it", () => {
+    const e = editor("Launch\n  [x] Write notes");
+    e.key("Enter");
+    expect(e.show()).toEqual("Launch\n  [x] Write notes\n  [ ] |");
+    e.type("Test");
+    e.key("Enter");
+    e.key("Enter");
+    expect(e.show()).toEqual("Launch\n  [x] Write notes\n  [ ] Test\n  |");
+    const middle = editor("[ ] one two", 7);
+    middle.key("Enter");
+    expect(middle.show()).toEqual("[ ] one\n[ ] | two");
+  });
+
+  it("indents with Tab and outdents with Shift+Tab, the cursor staying with the text", () => {
+    const e = editor("a\nbeta\nc", 4);
+    const tab = outlineKeymap.find((entry) => entry.key === "Tab");
+    expect([tab?.run, tab?.shift]).toEqual([indentMore, indentLess]);
+    e.key("Tab");
+    expect(e.show()).toEqual("a\n  be|ta\nc");
   });
 });

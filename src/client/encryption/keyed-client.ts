@@ -1,4 +1,6 @@
 import { joinLines, splitLines } from "../../core/lines.js";
+import { FolioError } from "../errors.js";
+import { exportLocally, type ExportOptions } from "../export-calls.js";
 import type { FolioClient } from "../http.js";
 import type { Document, HistoryEntry } from "../types.js";
 import { EncryptedCodec, UNREADABLE_TITLE } from "./codec.js";
@@ -35,7 +37,8 @@ export async function changeDocumentKey(client: FolioClient, id: string, oldKey:
 /**
  * A client for the calls that carry whole texts, speaking plain text to its caller and ciphertext
  * to the service: getDocument, history, restore, createDocument, replaceDocument, renameDocument and
- * the read link's document and history. Content patches and the feeds go through unchanged (a live
+ * the read link's document and history. Exports are converted here from the plain text (the
+ * service's export would convert ciphertext); a version is exported when the history lists it. Content patches and the feeds go through unchanged (a live
  * document opened with `{ key }` encodes them itself). History entries written under another key
  * (before a key change) show as unreadable; restoring one is refused with a WrongKeyError, since
  * the document would then no longer open with this key.
@@ -62,6 +65,16 @@ export function withDocumentKey(client: FolioClient, key: string): FolioClient {
     }
   };
   const current = (id: string) => client.getDocument(id).then((document) => codecOf(document));
+  /** The plain title and text of the document now, or of a version its history lists. */
+  const snapshot = async (read: () => Promise<{ title: string; content: string; version: number }>, history: () => Promise<HistoryEntry[]>, where: string, options?: ExportOptions) => {
+    const now = await read();
+    if (options?.version === undefined || options.version === now.version) return plain(now);
+    const entry = (await history()).find((candidate) => candidate.version === options.version);
+    if (!entry) throw notInHistory(where, options.version);
+    const opened = plainEntry(entry);
+    if (opened.title === UNREADABLE_TITLE) throw new WrongKeyError(`version ${options.version} was written under another key`);
+    return opened;
+  };
   return {
     ...client,
     getDocument: async (id, signal) => plain(await client.getDocument(id, signal)),
@@ -83,12 +96,22 @@ export function withDocumentKey(client: FolioClient, key: string): FolioClient {
       const codec = await current(id);
       return plain(await client.renameDocument(id, { ...body, title: codec.encodeTitle(body.title) }, signal));
     },
+    exportDocument: async (id, format, options) =>
+      exportLocally(format, await snapshot(() => client.getDocument(id, options?.signal), () => client.history(id), `/api/v1/documents/${id}/export`, options)),
     read: {
       ...client.read,
       document: async (readId, signal) => plain(await client.read.document(readId, signal)),
       history: async (readId) => (await client.read.history(readId)).map(plainEntry),
+      export: async (readId, format, options) =>
+        exportLocally(format, await snapshot(() => client.read.document(readId, options?.signal), () => client.read.history(readId), `/api/v1/read/${readId}/export`, options)),
     },
   };
+}
+
+/** The 404 of an encrypted document's version that its history does not list (a sync version, or one compacted). */
+function notInHistory(instance: string, version: number): FolioError {
+  const detail = `version ${version} is not in the document's history, the only place its plain text can be read from`;
+  return new FolioError(404, { type: "urn:folio:problem:not-found", title: "Not found", status: 404, detail, instance });
 }
 
 /** An entry the key does not open: its title the unreadable mark, no text (never its ciphertext). */
