@@ -6,8 +6,13 @@ import type { NormalizedOp } from "../core/normalized-op.js";
 import { rebaseOps } from "../core/rebase-ops.js";
 import { applyRebased } from "../core/rebuild-rule.js";
 import { changesToLines } from "../core/text-changes.js";
+import { joinLines } from "../core/lines.js";
+import { validateOps } from "../core/validate-ops.js";
+import type { ConflictDeck } from "./conflicts.js";
+import type { LineCodec } from "./line-codec.js";
 import { ownAfterRemote } from "./own-text.js";
 import type { Moved, SyncState } from "./sync-text.js";
+import type { ContentConflict } from "./types.js";
 
 /**
  * The opt-in choice on a 409 (`conflicts: "ask"`, docs/editing-protocol.md, "Asking instead"):
@@ -44,4 +49,16 @@ export function resolvedTo(merged: SyncState, pending: ChangeSet, before: SyncSt
 /** The pending edits of a choice: none for "theirs", the way to "mine" from the service's text for "mine". */
 export function chosenEdits(merged: SyncState, choice: "theirs" | "mine", mine: readonly string[]): ChangeSet {
   return choice === "theirs" ? ChangeSet.empty(merged.confirmed.text.length) : changesToLines(merged.confirmed.text, mine);
+}
+
+/**
+ * Asks the conflict listeners (ConflictDeck) to choose between the service's text (`merged`, the
+ * state after the 409 merged by default) and "keep mine" (mergeMineWins of `before`'s local text).
+ * Undefined when nobody chose (no listener): the default merge stands.
+ */
+export async function askChoice(deck: ConflictDeck, codec: LineCodec, before: SyncState, merged: SyncState, conflict: ContentConflict): Promise<{ choice: "theirs" | "mine"; mine: string[] } | undefined> {
+  const ops = validateOps(conflict.opsSinceBase);
+  const mine = mergeMineWins(before.confirmed.text.toJSON(), before.local.toJSON(), merged.confirmed.text.toJSON(), ops.ok ? codec.decodeOps(ops.ops) : []);
+  const choice = await deck.ask(merged.confirmed.text.toString(), () => joinLines(mine), conflict.currentVersion);
+  return choice === undefined ? undefined : { choice, mine };
 }

@@ -21,6 +21,11 @@ export class ConflictDeck {
     return this.waiting;
   }
 
+  /** Someone listens for conflicts: a choice can be asked for. */
+  get listened(): boolean {
+    return this.emitter.count("conflict") > 0;
+  }
+
   async ask(theirs: string, mine: () => string, version: number): Promise<"theirs" | "mine" | undefined> {
     if (this.emitter.count("conflict") === 0) return undefined;
     this.waiting = true;

@@ -55,6 +55,18 @@ export interface TextChange {
   mapCursor(pos: number): number;
 }
 
+/** The events of a live document and their arguments (see LiveDocument.on). */
+export type LiveEvents = {
+  change: [TextChange];
+  title: [string];
+  deleted: [];
+  restored: [];
+  "key-lost": [];
+  conflict: [Conflict];
+  error: [Error];
+  status: [SyncStatus];
+};
+
 /** Emitted only with `conflicts: "ask"` (see OpenOptions.conflicts). */
 export interface Conflict {
   /** The service's current text. */

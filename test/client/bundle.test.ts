@@ -6,8 +6,9 @@ import { expect, it } from "vitest";
 // The client runs in browsers: bundled for the browser (esbuild, ESM) it must resolve without any
 // Node built-in, carry no schema library at run time (the wire types are type-only), and stay small.
 // The sizes are reported in the docs/editing-protocol.md ("The SDK"); FOLIO_REPORT=1 prints them.
-// About 46 KB of the minified size is @codemirror/state: the library keeps edits as its ChangeSets,
-// the same ones the editor page already loads, so on the page it costs nothing more.
+// About 46 KB of the minified size is @codemirror/state (the library keeps edits as its ChangeSets,
+// the same ones the editor page already loads, so on the page it costs nothing more) and 12 KB the
+// OPML reader of exports converted in the client (encrypted documents).
 
 const NODE_BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 
@@ -32,6 +33,6 @@ it("bundles src/client for the browser without Node built-ins", { timeout: 30_00
   const code = result.outputFiles[0]!.contents;
   const gzipped = gzipSync(code, { level: 9 }).length;
   if (process.env.FOLIO_REPORT) console.log(`client bundle: ${code.length} bytes minified, ${gzipped} bytes gzipped`);
-  expect(code.length).toBeLessThan(150_000);
-  expect(gzipped).toBeLessThan(52_000);
+  expect(code.length).toBeLessThan(160_000);
+  expect(gzipped).toBeLessThan(55_000);
 });

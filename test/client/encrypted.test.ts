@@ -237,3 +237,31 @@ it("leaves out unsent edits sealed under an earlier key but keeps their clientId
     doc.close();
   }
 });
+
+it("never sends under a key that changed meanwhile: edits made offline stay unsent, and the document says its key is lost", async () => {
+  const oldKey = generateDocumentKey();
+  const { id } = await createEncryptedDocument(s.client, { title: "T", content: "kept" }, oldKey);
+  const { doc, net } = await openLive(s.baseUrl, id, { key: oldKey, waitSeconds: 1 });
+  const lost: string[] = [];
+  doc.on("key-lost", () => lost.push("key-lost"));
+  try {
+    // Offline: the edit's patch and the feed fail before they reach the service.
+    net.hook = () => ({ kind: "fail-before" });
+    doc.edit([{ from: 4, to: 4, insert: "\nstale" }]);
+    await until("offline", () => doc.status === "offline");
+    const newKey = generateDocumentKey();
+    await changeDocumentKey(s.client, id, oldKey, newKey);
+    const rewritten = await stored(id);
+    net.hook = undefined;
+    doc.retryNow();
+    await until("the key found lost", () => doc.keyLost);
+    expect(lost).toEqual(["key-lost"]);
+    // Nothing it held went out: the service holds the rewrite, one version, and the edit stays local only.
+    expect(await stored(id)).toEqual(rewritten);
+    expect((await withDocumentKey(s.client, newKey).getDocument(id)).content).toBe("kept");
+    expect(doc.text).toBe("kept\nstale");
+    expect(() => doc.edit([{ from: 0, to: 0, insert: "x" }])).toThrow("the document's key changed");
+  } finally {
+    doc.close();
+  }
+});
