@@ -7,8 +7,9 @@
  * The new key is never lost once the document may be under it: it goes into the page's address as
  * soon as the write is answered, and when the write's answer does not arrive (it may have been made
  * all the same) the page asks whether the new key opens the document before it gives up. When
- * someone else changes the key, this page's key no longer opens the document (its title no longer
- * opens): `lost` is called.
+ * someone else changes the key, this page's key no longer opens the document (the live document
+ * says its key is lost, or its title no longer opens): `lost` is called. Since every other link stops
+ * working, the button first asks (a modal dialog whose default is Cancel).
  */
 import h from "crelt";
 import { changeDocumentKey, FolioError, generateDocumentKey, UNREADABLE_TITLE, withDocumentKey, type FolioClient, type LiveDocument } from "../src/client/index.js";
@@ -26,7 +27,9 @@ export function changeKeyButton(options: {
   /** While this page changes the key, a title its old key no longer opens is no sign of a key lost. */
   let changing = false;
   const button = h("button", { type: "button", class: "secondary change-key", title: "Encrypt the document under a new key and replace the read-only link: the old links stop opening it" }, "Change key");
-  button.addEventListener("click", () => {
+  const confirm = confirmDialog(() => change());
+  button.addEventListener("click", () => confirm.ask());
+  const change = () => {
     button.disabled = true;
     changing = true;
     setReadOnly(true);
@@ -53,11 +56,39 @@ export function changeKeyButton(options: {
         setReadOnly(doc.deleted);
         say(`Could not change the key: ${messageOf(error)}`);
       });
-  });
+  };
   doc.on("title", (title) => {
     if (title === UNREADABLE_TITLE && !changing) options.lost();
   });
+  doc.on("key-lost", () => {
+    if (!changing) options.lost();
+  });
   return button;
+}
+
+/** "Change the key?": `confirmed` runs only when Change key is chosen; Escape or Cancel (the default) do nothing. */
+function confirmDialog(confirmed: () => void): { ask(): void } {
+  const dialog = h(
+    "dialog",
+    { class: "confirm-dialog", "aria-labelledby": "change-key-heading", "aria-describedby": "change-key-text" },
+    h("h2", { id: "change-key-heading" }, "Change the key?"),
+    h(
+      "p",
+      { id: "change-key-text" },
+      "The document is encrypted again under a new key, and this page gets its new link. Every other link to it stops working: the edit links others hold and the read-only link (a new one is made). Pages open elsewhere stop and ask for the new link.",
+    ),
+    h("form", { method: "dialog", class: "row" }, h("button", { value: "cancel", class: "secondary" }, "Cancel"), h("button", { value: "change" }, "Change key")),
+  );
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue === "change") confirmed();
+  });
+  return {
+    ask() {
+      if (!dialog.isConnected) document.body.append(dialog);
+      dialog.returnValue = "";
+      dialog.showModal();
+    },
+  };
 }
 
 /** A new read-only link when the document has one (the old one stops working); nothing when it has none. */

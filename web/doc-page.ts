@@ -19,7 +19,7 @@ import { bindEditor } from "./editor.js";
 import { messageOf } from "./error-message.js";
 import { historyPanel } from "./history-panel.js";
 import { insertOutline } from "./insert-outline.js";
-import { showKeyProblem } from "./key-needed.js";
+import { showKeyChanged } from "./key-changed.js";
 import { pageHeader } from "./page-header.js";
 import { askBeforeClosing, closeWithPage } from "./page-lifetime.js";
 import { replace } from "./replace-children.js";
@@ -61,8 +61,16 @@ function renderOpened(root: HTMLElement, wire: FolioClient, { doc, store, info, 
   // Back online: the unsent edits and the feed go at once, not after the backoff of their last failure.
   const retryNow = () => doc.retryNow();
   window.addEventListener("online", retryNow);
-  // Someone else changed the key: this page's key no longer opens the document.
-  const lost = () => (window.removeEventListener("online", retryNow), doc.close(), showKeyProblem(root, "wrong"));
+  // Someone else changed the key: this page's key no longer opens the document, and it stops.
+  let stopped = false;
+  const lost = () => {
+    if (stopped) return;
+    stopped = true;
+    const shown = editor.view.state.doc.toString();
+    window.removeEventListener("online", retryNow);
+    doc.close();
+    showKeyChanged(root, doc.id, shown);
+  };
   const changeKey = key !== undefined ? changeKeyButton({ wire, doc, key, say: message.say, lost, setReadOnly: (readOnly) => editor.setReadOnly(readOnly) }) : undefined;
   const deleted = deletion({ client, doc, sync, say: message.say, setReadOnly: (readOnly) => editor.setReadOnly(readOnly) });
   const editorHost = h("div", { class: "editor-host" });

@@ -20,6 +20,7 @@ import { charChanges } from "../src/core/index.js";
 import { outlineKeymap } from "./editor-keys.js";
 import { liveSync } from "./live-sync.js";
 import { parseLine } from "./outline.js";
+import { pasteKeepsIndent } from "./paste-indent.js";
 import { outlineTools } from "./outline-tools.js";
 
 const ticketMark = Decoration.mark({ class: "cm-ticket-link" });
@@ -85,6 +86,7 @@ export function bindEditor(parent: HTMLElement, doc: LiveDocument, options: { on
     history(),
     liveSync(doc),
     keymap.of(outlineKeymap),
+    pasteKeepsIndent,
     outlineHighlighter,
     outlineTools(doc.id),
     ...(options.extensions ?? []),

@@ -1,5 +1,6 @@
 /**
- * The document's title on its page: the field and Rename (Enter in the field renames too), and the
+ * The document's title on its page: the field and Rename (Enter in the field renames too, and so does
+ * leaving the field: a title typed is never silently dropped; Escape puts the saved one back), and the
  * Encrypted mark of an encrypted document. The field and the browser tab's title follow a rename made
  * anywhere (the field only while it is not being edited). A plain document's title also goes into this
  * browser's recent list; an encrypted one's stays out of its storage unless its key is remembered
@@ -24,6 +25,7 @@ export function titleRow(doc: LiveDocument, options: { encrypted: boolean; say: 
   const rename = h("button", { type: "button", class: "secondary" }, "Rename");
   rename.addEventListener("click", () => {
     const next = title.value.trim();
+    if (next === "") title.value = doc.title;
     if (next === "" || next === doc.title) return;
     rename.disabled = true;
     doc
@@ -34,7 +36,9 @@ export function titleRow(doc: LiveDocument, options: { encrypted: boolean; say: 
   });
   title.addEventListener("keydown", (event) => {
     if (event.key === "Enter") rename.click();
+    if (event.key === "Escape") title.value = doc.title;
   });
+  title.addEventListener("blur", () => rename.click());
   doc.on("title", (next) => {
     if (document.activeElement !== title) title.value = next;
     named(next);

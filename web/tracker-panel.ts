@@ -52,12 +52,19 @@ export function trackerPanel({ client, doc, trackerWeb, encrypted }: { client: F
     if (!session) replace(body, trackerLogin(client, status, loggedIn));
     else void showLine(currentLine);
   };
+  // The panel's content is replaced after a login or a created ticket, and the focus with it: the
+  // keys go back to the text (unless the person put the focus somewhere else meanwhile).
+  const refocus = () => {
+    const active = document.activeElement;
+    if (!active || active === document.body || element.contains(active)) editor?.view.focus();
+  };
   const loggedIn = (created: TrackerSession) => {
     session = created;
     setTrackerSession(created);
     badges.setToken(created.authToken);
     status.say(`Logged in as ${created.fullName ?? created.username}.`);
     render();
+    refocus();
   };
   const logOut = (message = "") => {
     session = undefined;
@@ -92,7 +99,7 @@ export function trackerPanel({ client, doc, trackerWeb, encrypted }: { client: F
       return;
     }
     if (!parsed.link) {
-      replace(body, header, ...createActions({ line, text, slug, token }, { client, doc, editor: () => editor, projects, status, fail, done: again, encrypted }));
+      replace(body, header, ...createActions({ line, text, slug, token }, { client, doc, editor: () => editor, projects, status, fail, done: () => (again(), refocus()), encrypted }));
       return;
     }
     const link = parsed.link;

@@ -62,10 +62,29 @@ export class FollowCycle {
     await this.host.moveTo(replaced(this.host.state().sync, this.codec, splitLines(content), version), { replaced: { text: content, version } });
   }
 
-  /** Lines that do not open came in: when the title does not open either, the key changed and nothing more is sent. */
-  async checkKey(): Promise<void> {
+  /**
+   * Before a remote change of an encrypted document is taken: when a line it brings does not open,
+   * the title is read, and when that does not open either, the key changed: the change is not taken
+   * (the text stays as it was shown), and nothing more is sent. True then.
+   */
+  async keyLostBy(moved: Moved): Promise<boolean> {
+    if (!this.codec.encrypted || !this.touchesUnreadable(moved)) return false;
     const document = await this.read();
-    if (document && this.codec.isUnreadable(this.codec.decodeTitle(document.title))) this.host.lostKey();
+    if (!document || !this.codec.isUnreadable(this.codec.decodeTitle(document.title))) return false;
+    this.host.lostKey();
+    return true;
+  }
+
+  private touchesUnreadable({ remote, state }: Moved): boolean {
+    let found = false;
+    remote.iterChangedRanges((_fromA, _toA, fromB, toB) => {
+      for (let at = fromB; !found && at <= toB; ) {
+        const line = state.local.lineAt(at);
+        found = this.codec.isUnreadable(line.text);
+        at = line.to + 1;
+      }
+    });
+    return found;
   }
 
   private async readTitle(): Promise<void> {

@@ -234,16 +234,15 @@ export class LiveDocumentImpl implements LiveDocument {
     }
   }
 
-  /** Takes a step of the texts: kept, then shown; lines that do not open make the key be checked. */
+  /** Takes a step of the texts: kept, then shown; one bringing lines that do not open first has the key checked (follow-cycle.ts). */
   private async moveTo(moved: Moved, entry: PendingEntry): Promise<void> {
+    if (await this.follows.keyLostBy(moved)) return;
     const before = this.state.sync;
     this.state = withSync(this.state, moved.state);
     await this.keeper.changed(entry);
     if (!moved.remote.empty) {
-      const edits = editsOf(moved.remote);
       const mapCursorThrough = (pos: number) => mapCursor(before.local, moved.remote, pos, ownBefore(before.own, ChangeSet.empty(before.local.length)));
-      this.emitter.emit("change", { origin: "remote", changes: moved.remote, edits, version: moved.state.confirmed.version, mapCursor: mapCursorThrough });
-      if (this.codec.encrypted && edits.some((edit) => edit.insert.split("\n").some((line) => this.codec.isUnreadable(line)))) await this.follows.checkKey();
+      this.emitter.emit("change", { origin: "remote", changes: moved.remote, edits: editsOf(moved.remote), version: moved.state.confirmed.version, mapCursor: mapCursorThrough });
     }
     this.updateStatus();
   }

@@ -265,3 +265,19 @@ it("never sends under a key that changed meanwhile: edits made offline stay unse
     doc.close();
   }
 });
+
+it("stops within one feed answer when another client changes the key", async () => {
+  const oldKey = generateDocumentKey();
+  const { id } = await createEncryptedDocument(s.client, { title: "T", content: "one\ntwo" }, oldKey);
+  const { doc } = await openLive(s.baseUrl, id, { key: oldKey, waitSeconds: 5 });
+  try {
+    const lost = new Promise<string>((resolve) => doc.on("key-lost", () => resolve(doc.text)));
+    await changeDocumentKey(s.client, id, oldKey, generateDocumentKey());
+    // The rewrite arrives as lines that do not open; the title does not either: the key is lost, and
+    // the text stays as it was shown.
+    expect(await lost).toBe("one\ntwo");
+    expect(doc.keyLost).toBe(true);
+  } finally {
+    doc.close();
+  }
+});

@@ -90,4 +90,25 @@ describe.skipIf(!browserFound)("the editor page by keyboard", { timeout: 60_000 
     await tab.keyboard.type("b");
     expect(await expectConverged(w.service.url, id, [tab])).toEqual("ab");
   });
+  it("saves a title left without Enter, and pastes several lines under an indented line keeping their indentation", async () => {
+    const id = await createDocument(w.service.url, "Draft", "Plan\n  Tasks");
+    const tab = await (await w.context({ viewport: { width: 1000, height: 560 } })).newPage();
+    await tab.goto(`${w.service.url}/d/${id}`);
+    await tab.locator('.cm-content[contenteditable="true"]').waitFor();
+
+    // A new title typed, then Tab away: it is saved, no Enter needed.
+    await tab.locator("#doc-title").fill("Draft two");
+    await tab.keyboard.press("Tab");
+    await expect.poll(async () => ((await (await fetch(`${w.service.url}/api/v1/documents/${id}`)).json()) as { title: string }).title).toEqual("Draft two");
+
+    // Three lines pasted at the end of "  Tasks": the second and third land under it, as they were relative to each other.
+    await tab.locator(".cm-line").nth(1).click();
+    await tab.keyboard.press("End");
+    await tab.evaluate(`(() => {
+      const data = new DataTransfer();
+      data.setData("text/plain", " list\\n  write\\n    check");
+      document.querySelector(".cm-content").dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    })()`);
+    expect(await expectConverged(w.service.url, id, [tab])).toEqual("Plan\n  Tasks list\n  write\n    check");
+  });
 });

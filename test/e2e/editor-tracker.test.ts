@@ -81,6 +81,9 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await tab.getByLabel("Password").fill("s3cret-Pa55word");
     await tab.getByRole("button", { name: "Log in to the tracker" }).click();
     await tab.getByText("Logged in as Alice Liddell").first().waitFor();
+    // The login form is gone, and the keys go to the text again (not to the page's body).
+    const editorFocused = () => tab.evaluate<boolean>("document.activeElement?.classList.contains('cm-content') === true");
+    await expect.poll(editorFocused).toBe(true);
     // The token lives in sessionStorage only: not in localStorage, not in the address.
     const stored = await tab.evaluate<{ session: string | null; local: string; href: string }>(
       "({ session: sessionStorage.getItem('folio.trackerSession'), local: JSON.stringify(localStorage), href: location.href })",
@@ -118,6 +121,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     await tab.getByRole("button", { name: "Create story" }).click();
     const linked = await eventually(() => editorText(tab), (text) => /#US-\d+$/.test(text.split("\n")[1] ?? ""));
     const ref = Number(/#US-(\d+)$/.exec(linked.split("\n")[1] ?? "")?.[1]);
+    await expect.poll(editorFocused).toBe(true);
     expect(linked).toEqual(`Sprint &tracker.alice-folio\n  [ ] Sign-up form #US-${ref}\n    Validate the e-mail\n  Login page ${storyLink} (login)\n    [x] Write the form ${taskLink}`);
     const created = w.fake!.tickets.find((ticket) => ticket.ref === ref);
     expect(created?.subject).toEqual("Sign-up form");

@@ -184,6 +184,10 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
       await route.abort("connectionreset");
     });
     await ada.tab.getByRole("button", { name: "Change key" }).click();
+    // It asks first: every other link stops working. Cancel is the default.
+    const asked = ada.tab.getByRole("dialog", { name: "Change the key?" });
+    expect(await asked.getByRole("button", { name: "Cancel" }).evaluate((button) => button === button.ownerDocument.activeElement)).toBe(true);
+    await asked.getByRole("button", { name: "Change key" }).click();
     await expect.poll(() => writing, { timeout: 10_000 }).toBe(true);
     expect(await ada.tab.locator(".cm-content").getAttribute("contenteditable")).toEqual("false");
     release();
@@ -197,5 +201,54 @@ describe.skipIf(!browserFound)("encrypted documents in Chromium", { timeout: 90_
     await old.tab.locator('.key-needed[data-key-problem="wrong"]').waitFor();
     expect((await fetch(`${w.service.url}/api/v1/read/${oldReadId}`)).status).toEqual(404);
     expect(requests.filter((request) => request.includes(key) || request.includes(newKey))).toEqual([]);
+  });
+  it("stops a second page when the key is changed on another: it sends nothing it holds, says why, and opens the new link pasted in", async () => {
+    const client = createClient({ baseUrl: w.service.url });
+    const key = generateDocumentKey();
+    const { id } = await createEncryptedDocument(client, { title: "Shared plan", content: "Budget review\nHire designer" }, key);
+    const link = `${w.service.url}/d/${id}#key=${key}`;
+    const ada = await tabAt(link);
+    const bob = await tabAt(link, { width: 900, height: 560 });
+    const carl = await tabAt(link, { width: 900, height: 480 });
+    for (const { tab } of [ada, bob, carl]) await tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    // Bob types offline: his edit is held in his page. Carl's page only follows.
+    await bob.context.setOffline(true);
+    await cursorAt(bob.tab, 1, "End");
+    await bob.tab.keyboard.type(" Negotiate");
+    await expect.poll(() => status(bob.tab), { timeout: 10_000 }).toEqual("offline");
+    const bobSent: string[] = [];
+    bob.tab.on("request", (request) => {
+      if (request.method() === "PATCH" || request.method() === "PUT") bobSent.push(`${request.method()} ${request.url()}`);
+    });
+
+    await ada.tab.getByRole("button", { name: "Change key" }).click();
+    await ada.tab.getByRole("dialog", { name: "Change the key?" }).getByRole("button", { name: "Change key" }).click();
+    await ada.tab.waitForURL((url) => url.hash.startsWith("#key=") && url.hash !== `#key=${key}`);
+    await ada.tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    const newLink = ada.tab.url();
+    const newKey = new URL(newLink).hash.slice("#key=".length);
+    const rewritten = await servedText(id);
+
+    // Carl's page follows the feed: within one answer it stops and says so.
+    await carl.tab.locator('.key-needed[data-key-problem="changed"]').waitFor({ timeout: 10_000 });
+    expect(await carl.tab.getByRole("heading", { level: 1 }).textContent()).toEqual("The document's key was changed");
+    // Bob comes back online: his page stops too, and his edit never reaches the service.
+    await bob.context.setOffline(false);
+    await bob.tab.locator('.key-needed[data-key-problem="changed"]').waitFor({ timeout: 15_000 });
+    await bob.tab.screenshot({ path: join(w.shots, "encrypted-key-changed.png") });
+    expect(bobSent).toEqual([]);
+    expect(await servedText(id)).toEqual(rewritten);
+    expect((await withDocumentKey(client, newKey).getDocument(id)).content).toEqual("Budget review\nHire designer");
+    // What Bob's page showed stays there to copy, his words included.
+    expect(await bob.tab.locator(".last-text textarea").inputValue()).toEqual("Budget review\nHire designer Negotiate");
+
+    // A wrong link is refused with a reason; the new one opens the document in Bob's page.
+    await bob.tab.locator("#new-link").fill(`${w.service.url}/d/${id}`);
+    await bob.tab.getByRole("button", { name: "Open" }).click();
+    expect(await bob.tab.locator("#new-link-problem").textContent()).toEqual("That link has no key (#key=…): paste the whole new link.");
+    await bob.tab.locator("#new-link").fill(newLink);
+    await bob.tab.getByRole("button", { name: "Open" }).click();
+    await bob.tab.locator('.cm-content[contenteditable="true"]').waitFor();
+    await expect.poll(() => editorText(bob.tab)).toEqual("Budget review\nHire designer");
   });
 });
