@@ -8,6 +8,7 @@ import { registerOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { rateLimits } from "./rate-limits.js";
 import { answerClientError } from "./client-error.js";
+import { documentBodyBytes, parseJsonBodies, SMALL_BODY_BYTES } from "./json-bodies.js";
 import { operationRoutes } from "./operations.js";
 import { requestIdOf } from "./request-id.js";
 import { changeRoutes } from "./routes/changes.js";
@@ -33,9 +34,6 @@ export interface AppDependencies {
 /** The headers that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-tracker-token"]', "req.body", "res.body"];
 
-/** Any character that is not white space: a body without one reads as no body. */
-const NOT_BLANK = /\S/;
-
 /**
  * Builds the Fastify app with every route on a composed service; it wires nothing of its own and
  * never listens (server.ts does).
@@ -50,9 +48,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // One line per request instead of two, written by src/http/operations.ts.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.server.trustProxy,
-    // JSON escaping can double the size of a text (every newline becomes two bytes); the content
-    // itself is held to max-content-bytes exactly by the service.
-    bodyLimit: config.documents.maxContentBytes * 2 + 65_536,
+    // A few KiB for every route but those that carry a document's text (src/http/json-bodies.ts).
+    bodyLimit: SMALL_BODY_BYTES,
     genReqId: requestIdOf,
     routerOptions: { maxParamLength: 200 },
     // A request during the drain gets a problem+json 503 from src/http/connection-closer.ts instead.
@@ -65,16 +62,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // An empty JSON body reads as no body (the restore request's body is optional); anything else
-  // goes through Fastify's own parser, which drops `__proto__` and `constructor.prototype` keys
-  // like any other unknown field.
-  const parseJson = app.getDefaultJsonParser("remove", "remove");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    // Blank is checked without copying the body (a trim would copy every patch's whole body).
-    if (typeof body === "string" && !NOT_BLANK.test(body)) return done(null, null);
-    void parseJson(request, body.toString(), done);
-  });
+  parseJsonBodies(app);
   app.setValidatorCompiler(compileValidator);
   operationRoutes(app, { store, metrics });
   closeConnectionsOnShutdown(app);
@@ -126,8 +114,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     async (api) => {
       api.get("/openapi.json", { schema: { hide: true } }, () => app.swagger());
       await api.register(infoRoutes, { identity: deps.identity, tracker: config.tracker });
-      await api.register(documentRoutes, { documents, listAccess });
-      await api.register(contentRoutes, { patcher });
+      const bodyLimit = documentBodyBytes(config.documents);
+      await api.register(documentRoutes, { documents, listAccess, bodyLimit });
+      await api.register(contentRoutes, { patcher, bodyLimit });
       await api.register(changeRoutes, { feed });
       await api.register(readLinkRoutes, { readLinks: services.readLinks });
       await api.register(trackerRoutes, { tracker });

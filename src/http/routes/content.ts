@@ -28,10 +28,12 @@ const conflictAnswer = {
 };
 
 /** PATCH …/content: live editing by line diffs. */
-export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher }> = async (app, { patcher }) => {
+export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher; bodyLimit: number }> = async (app, { patcher, bodyLimit }) => {
   app.patch(
     "/documents/:documentId/content",
     {
+      // A patch may carry lines up to a document's size (src/http/json-bodies.ts).
+      bodyLimit,
       schema: {
         tags: ["documents"],
         operationId: "patchContent",

@@ -64,7 +64,10 @@ const listProblems = {
 };
 
 /** The document routes: CRUD, the protected list, history, restore and rename. */
-export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; listAccess: ListAccess }> = async (app, { documents, listAccess }) => {
+export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; listAccess: ListAccess; bodyLimit: number }> = async (
+  app,
+  { documents, listAccess, bodyLimit },
+) => {
   app.get(
     "/documents",
     {
@@ -93,6 +96,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
   app.post(
     "/documents",
     {
+      // The create and replace bodies carry a document's text: src/http/json-bodies.ts.
+      bodyLimit,
       schema: {
         tags,
         operationId: "createDocument",
@@ -131,6 +136,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
   app.put(
     "/documents/:documentId",
     {
+      bodyLimit,
       schema: {
         tags,
         operationId: "replaceDocument",
