@@ -50,9 +50,21 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
   });
 
   it("reads the rate limits from their variables, 0 (off) included, and refuses a negative one", () => {
-    expect(fromEnv({ SERVICE_RATE_LIMIT_CREATES_PER_MINUTE: "0", SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "25" })().rateLimit).toEqual({
+    const env = {
+      SERVICE_RATE_LIMIT_CREATES_PER_MINUTE: "0",
+      SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "25",
+      SERVICE_RATE_LIMIT_READS_PER_SECOND: "0",
+      SERVICE_RATE_LIMIT_WAITS_PER_ADDRESS: "7",
+      SERVICE_RATE_LIMIT_TRACKER_LOGINS_PER_MINUTE: "0",
+      SERVICE_RATE_LIMIT_TRACKER_READS_PER_SECOND: "3",
+    };
+    expect(fromEnv(env)().rateLimit).toEqual({
       createsPerMinute: 0,
       writesPerSecond: 25,
+      readsPerSecond: 0,
+      waitsPerAddress: 7,
+      trackerLoginsPerMinute: 0,
+      trackerReadsPerSecond: 3,
     });
     expect(errorOf(fromEnv({ SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "-1" }))).toBe(
       'service.rate-limit.writes-per-second (SERVICE_RATE_LIMIT_WRITES_PER_SECOND): "-1" is not a whole number',

@@ -8,6 +8,7 @@ import { asError } from "../../service/change-feed.js";
 import { examples, EXAMPLE_DOCUMENT_ID } from "../../api/examples.js";
 import { json, noContent, problem, shared } from "../openapi-answers.js";
 import { feedAnswer, FeedReplies } from "./feed-reply.js";
+import { WAITS } from "../wait-limit.js";
 
 // docs/sharing.md: what a read-only link is, and what it never shows.
 
@@ -125,6 +126,7 @@ export const readLinkRoutes: FastifyPluginAsyncTypebox<{ readLinks: ReadLinks }>
   app.get(
     "/read/:readId/changes",
     {
+      config: WAITS,
       schema: {
         tags,
         operationId: "readChanges",
