@@ -7,6 +7,7 @@ import { compileValidator } from "./validator.js";
 import { registerOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { rateLimits } from "./rate-limits.js";
+import { limitWaits } from "./wait-limit.js";
 import { answerClientError } from "./client-error.js";
 import { documentBodyBytes, parseJsonBodies, SMALL_BODY_BYTES } from "./json-bodies.js";
 import { operationRoutes } from "./operations.js";
@@ -50,6 +51,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     trustProxy: config.server.trustProxy,
     // A few KiB for every route but those that carry a document's text (src/http/json-bodies.ts).
     bodyLimit: SMALL_BODY_BYTES,
+    // A request's headers and body must arrive within the request timeout, or Node answers it 408
+    // through answerClientError and closes the connection; a held long poll arrived long before.
+    // Node looks for late requests every connectionsCheckingInterval (30 s by default): a second,
+    // so that the timeout holds to about a second.
+    requestTimeout: config.server.requestTimeoutSeconds * 1000,
+    http: { connectionsCheckingInterval: 1000, headersTimeout: config.server.requestTimeoutSeconds * 1000 },
     genReqId: requestIdOf,
     routerOptions: { maxParamLength: 200 },
     // A request during the drain gets a problem+json 503 from src/http/connection-closer.ts instead.
@@ -67,6 +74,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   operationRoutes(app, { store, metrics });
   closeConnectionsOnShutdown(app);
   await rateLimits(app, config.rateLimit, API_PREFIX);
+  limitWaits(app, config.rateLimit.waitsPerAddress);
   // A UUID names one document however its hex digits are cased.
   // Hooks on every request take a callback rather than being async: no promise per request and hook.
   app.addHook("preHandler", (request, _reply, done) => {

@@ -3,6 +3,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { finishOperations } from "./openapi-operations.js";
 import { sharedComponents } from "./openapi-components.js";
+import { PAGE_HEADERS } from "./routes/web.js";
 
 /**
  * The OpenAPI document (docs/openapi.md): @fastify/swagger builds it from the route schemas, and
@@ -53,7 +54,19 @@ export async function registerOpenApi(app: FastifyInstance, apiPrefix: string): 
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: `${apiPrefix}/docs` });
+  // The browsable view is a page like the editor's: the same headers (no script or style from
+  // elsewhere, no Referer, no framing). Swagger UI's online validator badge would load an image from
+  // elsewhere, so it is off.
+  await app.register(swaggerUi, {
+    routePrefix: `${apiPrefix}/docs`,
+    uiConfig: { validatorUrl: null },
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        void reply.headers(PAGE_HEADERS);
+        done();
+      },
+    },
+  });
 }
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp, type TestAppOptions } from "../support/test-app.js";
 import { JSON_TYPE, expectJson } from "../support/http-expect.js";
+import { PAGE_HEADERS } from "../../src/http/routes/web.js";
 
 let t: TestApp | undefined;
 
@@ -249,7 +250,7 @@ describe("GET /api/v1/openapi.json", () => {
 });
 
 describe("GET /api/v1/docs", () => {
-  it("answers 200 with the browsable HTML view, after at most a few redirects", async () => {
+  it("answers 200 with the browsable HTML view, after at most a few redirects, with the page's security headers", async () => {
     const { app: server } = await app();
 
     let url = "/api/v1/docs";
@@ -262,5 +263,10 @@ describe("GET /api/v1/docs", () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(response.body).toContain("<html");
+    // The same security headers as the editor's page.
+    const security = ["content-security-policy", "referrer-policy", "x-content-type-options", "cache-control"];
+    expect(Object.fromEntries(security.map((name) => [name, response.headers[name]]))).toEqual(PAGE_HEADERS);
+    const script = await server.inject({ method: "GET", url: "/api/v1/docs/static/swagger-initializer.js" });
+    expect([script.statusCode, script.headers["content-security-policy"]]).toEqual([200, PAGE_HEADERS["content-security-policy"]]);
   });
 });
