@@ -36,6 +36,7 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "range-outside-text": { status: 422, title: "Range outside the text" },
   "base-unavailable": { status: 422, title: "Base version unavailable" },
   "list-locked": { status: 429, title: "Document list locked" },
+  "list-busy": { status: 429, title: "Password checks busy" },
   "rate-limited": { status: 429, title: "Too many requests" },
   "tracker-token-required": { status: 401, title: "Tracker token missing or expired" },
   "tracker-credentials-rejected": { status: 400, title: "Tracker credentials rejected" },

@@ -14,6 +14,7 @@ export type ProblemCode =
   | "range-outside-text"
   | "base-unavailable"
   | "list-locked"
+  | "list-busy"
   | "tracker-token-required"
   | "tracker-credentials-rejected"
   | "tracker-rejected"

@@ -118,6 +118,12 @@ export interface ListLockState {
   lockedUntil: number;
 }
 
+/** The list lock's state after {@link Store.recordListFailure}, and whether that failure was counted. */
+export interface ListFailureState extends ListLockState {
+  /** False when the list was locked already: nothing changed. */
+  counted: boolean;
+}
+
 /** What one compaction run removed. */
 export interface CompactionResult {
   /** Sync versions whose ops were dropped. */
@@ -233,13 +239,17 @@ export interface Store {
   /** The list lock's state. */
   getListLock(): Promise<ListLockState>;
   /**
-   * Counts one failed attempt, atomically across instances: no effect while locked (`lockedUntil > now`);
-   * otherwise the count grows, and on reaching `maxFailures` the list locks until `now + lockMs`
-   * and the count restarts at 0. Returns the new state.
+   * Counts one failed attempt, atomically across instances: no effect while locked (`lockedUntil > now`,
+   * `counted: false`); otherwise the count grows, and on reaching `maxFailures` the list locks until
+   * `now + lockMs` and the count restarts at 0. Returns the new state. The service counts an attempt
+   * before it compares its password (a reservation), so parallel attempts never pass the limit.
    */
-  recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState>;
-  /** A successful attempt: the count restarts at 0. */
-  resetListFailures(): Promise<void>;
+  recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListFailureState>;
+  /**
+   * A successful attempt: the count restarts at 0. When `releasing` is the lock's end, the lock is
+   * lifted too: the success's own reservation set it (any other lock holds).
+   */
+  resetListFailures(releasing?: number): Promise<void>;
 
   /** The documents' read-only links (src/storage/read-links.ts): outside every document's history. */
   readonly readLinks: ReadLinkStore;

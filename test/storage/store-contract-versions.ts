@@ -97,13 +97,22 @@ export function runStoreVersionContract(current: () => Store): void {
 
     it("counts list failures, locks at the limit, ignores failures while locked and resets on success", async () => {
       expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: 0 });
-      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 1, lockedUntil: 0 });
-      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 2, lockedUntil: 0 });
-      expect(await store.recordListFailure(T0 + 1, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
-      expect(await store.recordListFailure(T0 + 2, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
-      expect(await store.recordListFailure(T0 + 60_001, 3, 60_000)).toEqual({ failures: 1, lockedUntil: T0 + 60_001 });
+      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 1, lockedUntil: 0, counted: true });
+      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 2, lockedUntil: 0, counted: true });
+      expect(await store.recordListFailure(T0 + 1, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001, counted: true });
+      expect(await store.recordListFailure(T0 + 2, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001, counted: false });
+      expect(await store.recordListFailure(T0 + 60_001, 3, 60_000)).toEqual({ failures: 1, lockedUntil: T0 + 60_001, counted: true });
       await store.resetListFailures();
       expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
+    });
+
+    it("lifts a lock on success only when the success names that lock's end", async () => {
+      await store.recordListFailure(T0, 2, 60_000);
+      expect(await store.recordListFailure(T0, 2, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_000, counted: true });
+      await store.resetListFailures(T0 + 59_999);
+      expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: T0 + 60_000 });
+      await store.resetListFailures(T0 + 60_000);
+      expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: 0 });
     });
   });
 }

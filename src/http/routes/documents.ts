@@ -47,16 +47,16 @@ const listProblems = {
     headers: { "WWW-Authenticate": Type.String({ description: 'the Basic challenge: `Basic realm="documents", charset="UTF-8"`', example: BASIC_CHALLENGE }) },
   },
   429: {
-    ...problem("locked for everybody after too many failed attempts; the right password too, until the lock ends", {
-      code: "list-locked",
-      detail: "too many failed attempts; try again in 42 s",
-      instance: DOCUMENTS_PATH,
-    }),
+    ...problem(
+      "locked for everybody after too many failed attempts (`list-locked`; the right password too, until the lock ends), or too many password checks under way at once (`list-busy`: nothing was checked or counted)",
+      { code: "list-locked", detail: "too many failed attempts; try again in 42 s", instance: DOCUMENTS_PATH },
+      { code: "list-busy", detail: "too many password checks under way; try again in 1 s", instance: DOCUMENTS_PATH },
+    ),
     headers: {
       "Retry-After": Type.Integer({
         minimum: 1,
         maximum: 31_536_000,
-        description: "remaining whole seconds of the lock, rounded up (at most service.master-password.lock-seconds)",
+        description: "remaining whole seconds of the lock, rounded up (at most service.master-password.lock-seconds); 1 for `list-busy`",
         example: 42,
       }),
     },
@@ -84,7 +84,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     },
     async (request, reply) => {
       try {
-        await listAccess.check(basicCredentials(request.headers.authorization));
+        // A HEAD, or a request without Basic credentials, is no attempt: it is answered 401 and never counted.
+        await listAccess.check(request.method === "HEAD" ? undefined : basicCredentials(request.headers.authorization));
       } catch (error) {
         void reply.header("WWW-Authenticate", BASIC_CHALLENGE);
         throw error;

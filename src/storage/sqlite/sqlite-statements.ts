@@ -83,7 +83,7 @@ export function prepareStatements(db: Database) {
        WHERE id = 1 AND locked_until <= @now
        RETURNING failures, locked_until`,
     ),
-    resetFailures: prepare(db, "UPDATE list_lock SET failures = 0 WHERE id = 1"),
+    resetFailures: prepare<[number]>(db, "UPDATE list_lock SET failures = 0, locked_until = CASE WHEN locked_until = ? THEN 0 ELSE locked_until END WHERE id = 1"),
   };
 }
 

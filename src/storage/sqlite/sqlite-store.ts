@@ -6,6 +6,7 @@ import {
   type CompactionResult,
   type DocumentReads,
   type DocumentTransaction,
+  type ListFailureState,
   type ListLockState,
   type Store,
   type StoreStats,
@@ -131,15 +132,16 @@ export class SqliteStore implements Store {
     }, this.flushing);
   }
 
-  async recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState> {
+  async recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListFailureState> {
     const row = await run(() => this.sql.recordFailure.get({ now, max: maxFailures, lockMs }));
     // Flushed like a commit (wal-sync.ts): a lock must not be lost to a power cut.
     await this.wal?.sync();
-    return row ? { failures: row.failures, lockedUntil: row.locked_until } : this.getListLock();
+    // No row: the list was locked, and the statement changed nothing.
+    return row ? { failures: row.failures, lockedUntil: row.locked_until, counted: true } : { ...(await this.getListLock()), counted: false };
   }
 
-  async resetListFailures(): Promise<void> {
-    await run(() => void this.sql.resetFailures.run());
+  async resetListFailures(releasing = -1): Promise<void> {
+    await run(() => void this.sql.resetFailures.run(releasing));
     await this.wal?.sync();
   }
 
