@@ -73,7 +73,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.setValidatorCompiler(compileValidator);
   operationRoutes(app, { store, metrics });
   closeConnectionsOnShutdown(app);
-  await rateLimits(app, config.rateLimit, API_PREFIX);
+  rateLimits(app, config.rateLimit, API_PREFIX, (id) => composition.services.texts.knownLength(id));
   limitWaits(app, config.rateLimit.waitsPerAddress);
   // A UUID names one document however its hex digits are cased.
   // Hooks on every request take a callback rather than being async: no promise per request and hook.

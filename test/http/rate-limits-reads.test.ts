@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Config } from "../../src/config/config.js";
 import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { addressKey } from "../../src/http/wait-limit.js";
+import { COST_UNIT_BYTES } from "../../src/http/rate-limits.js";
 import { buildTestApp, LIMITS_OFF, type TestApp } from "../support/test-app.js";
 import { DOCUMENTS, T0_MS, createDocument, expectProblemRetryAfter } from "../support/http-expect.js";
 
@@ -63,6 +64,42 @@ describe("reads-per-second", () => {
     expect((await app.app.inject({ method: "GET", url: "/health/live", headers: from("203.0.113.1") })).statusCode).toBe(200);
     vi.setSystemTime(T0_MS + 1000);
     expect((await app.app.inject({ method: "GET", url, headers: from("203.0.113.1") })).statusCode).toBe(200);
+  });
+});
+
+describe("the cost of a request", () => {
+  // A little over three units: every request on it costs four.
+  const big = "x".repeat(3 * COST_UNIT_BYTES + 100);
+
+  it("counts a read of a document larger than 64 KiB as one read per 64 KiB begun, and an answer larger than its count afterwards", async () => {
+    const app = await appWith({ readsPerSecond: 10 });
+    const { id } = await createDocument(app.app, { title: "Big", content: big });
+    const read = () => app.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}`, headers: from("203.0.113.9") });
+    // 4 units each (3 × 64 KiB of text and the rest of the body): 0 → 4 → 8 → 12, then refused.
+    expect([(await read()).statusCode, (await read()).statusCode, (await read()).statusCode]).toEqual([200, 200, 200]);
+    expectRateLimited(await read(), "more than 10 reads in a second from this address; retry in 1 s", 1, `${DOCUMENTS}/${id}`);
+    vi.setSystemTime(T0_MS + 1000);
+    // A history of two full texts: four units at arrival (the document), and its answer (seven units) three more afterwards.
+    expect((await app.app.inject({ method: "PUT", url: `${DOCUMENTS}/${id}`, payload: { title: "Big", content: `${big}!` } })).statusCode).toBe(200);
+    const history = await app.app.inject({ method: "GET", url: `${DOCUMENTS}/${id}/history`, headers: from("203.0.113.10") });
+    expect(history.json<unknown[]>().length).toBe(2);
+    const info = [];
+    for (let read = 0; read < 5; read++) info.push((await app.app.inject({ method: "GET", url: "/api/v1/info", headers: from("203.0.113.10") })).statusCode);
+    expect(info).toEqual([200, 200, 200, 429, 429]);
+  });
+
+  it("counts a write to a document larger than 64 KiB, or with a body larger, as one write per 64 KiB begun", async () => {
+    const app = await appWith({ writesPerSecond: 10 });
+    const { id } = await createDocument(app.app, { title: "Big", content: big });
+    const rename = (version: number) =>
+      app.app.inject({ method: "PATCH", url: `${DOCUMENTS}/${id}/title`, payload: { title: `Big ${version}`, expectedVersion: version }, headers: from("203.0.113.9") });
+    expect([(await rename(1)).statusCode, (await rename(2)).statusCode, (await rename(3)).statusCode]).toEqual([200, 200, 200]);
+    expectRateLimited(await rename(4), "more than 10 writes in a second from this address; retry in 1 s", 1, `${DOCUMENTS}/${id}/title`);
+    vi.setSystemTime(T0_MS + 1000);
+    const small = await createDocument(app.app, { title: "Small", content: "a" });
+    const put = (content: string) => app.app.inject({ method: "PUT", url: `${DOCUMENTS}/${small.id}`, payload: { title: "Small", content }, headers: from("203.0.113.11") });
+    expect((await put("x".repeat(9 * COST_UNIT_BYTES))).statusCode).toBe(200);
+    expect((await put("b")).statusCode).toBe(429);
   });
 });
 
