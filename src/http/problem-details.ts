@@ -35,6 +35,7 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "checksum-mismatch": { status: 422, title: "Checksum mismatch" },
   "range-outside-text": { status: 422, title: "Range outside the text" },
   "base-unavailable": { status: 422, title: "Base version unavailable" },
+  "rebase-too-large": { status: 422, title: "Too much to rebase over" },
   "list-locked": { status: 429, title: "Document list locked" },
   "list-busy": { status: 429, title: "Password checks busy" },
   "rate-limited": { status: 429, title: "Too many requests" },

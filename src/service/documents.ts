@@ -30,6 +30,18 @@ export interface HistoryEntryView {
   displayName?: string;
 }
 
+/**
+ * A document's history at one version, read in parts when asked, so that a caller that kept the
+ * milestones it saw (they never change; new ones only come after them) reads only the new ones.
+ */
+export interface HistoryAt {
+  version: number;
+  /** The milestones after version `after`, up to this version, oldest first. */
+  milestonesAfter(after: number): Promise<HistoryEntryView[]>;
+  /** The entry of this version, shown after the milestones when they do not end with it (the newest state). */
+  newest(): Promise<HistoryEntryView | undefined>;
+}
+
 export interface DocumentServiceOptions {
   store: Store;
   /** The one way into a document's history (built by the composition root, services.ts). */
@@ -132,17 +144,24 @@ export class DocumentService {
     });
   }
 
-  /** The milestones oldest first, plus the newest state when it is not one; deleted documents included. */
-  async history(id: string): Promise<HistoryEntryView[]> {
+  /**
+   * The history as of the head now (the milestones oldest first, plus the newest state when it is
+   * not one; deleted documents included): its version at once, its parts when asked.
+   */
+  async history(id: string): Promise<HistoryAt> {
     const head = await this.store.reads(id).document();
     if (!head) throw documentNotFound(id);
-    const milestones = await this.store.reads(id).milestones();
-    const entries = milestones.map((record) => historyEntry(record, record.text ?? ""));
-    if (milestones.at(-1)?.version !== head.version) {
-      const record = await this.store.reads(id).version(head.version);
-      if (record) entries.push(historyEntry(record, await this.headText(head)));
-    }
-    return entries;
+    const reads = this.store.reads(id);
+    return {
+      version: head.version,
+      // A version committed since the head was read is left out: the answer is the head's.
+      milestonesAfter: async (after) =>
+        (await reads.milestones(after)).filter((record) => record.version <= head.version).map((record) => historyEntry(record, record.text ?? "")),
+      newest: async () => {
+        const record = this.texts.recentVersions(head, head.version - 1)?.[0] ?? (await reads.version(head.version));
+        return record === undefined ? undefined : historyEntry(record, await this.headText(head));
+      },
+    };
   }
 
   /** Runs a write on an existing document: 404 for an unknown (or, unless allowed, deleted) one. */
@@ -189,7 +208,7 @@ function view(doc: WorkingDocument, content: string): DocumentView {
   return { ...summary(head), content };
 }
 
-function historyEntry(record: VersionRecord, content: string): HistoryEntryView {
+function historyEntry(record: Omit<VersionRecord, "ops" | "text">, content: string): HistoryEntryView {
   const entry: HistoryEntryView = {
     documentId: record.documentId,
     version: record.version,

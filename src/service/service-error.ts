@@ -13,6 +13,7 @@ export type ProblemCode =
   | "checksum-mismatch"
   | "range-outside-text"
   | "base-unavailable"
+  | "rebase-too-large"
   | "list-locked"
   | "list-busy"
   | "tracker-token-required"

@@ -62,6 +62,18 @@ export interface VersionRecord {
 /** A version without its full text: what range reads return (the feed and text rebuilds need only ops). */
 export type VersionSummary = Omit<VersionRecord, "text">;
 
+/**
+ * A version without its ops or text, with the size of its stored ops: what a read needs to weigh
+ * the versions it would compose before it reads them, and the feed's events.
+ */
+export type VersionHead = Omit<VersionRecord, "ops" | "text"> & {
+  /** The UTF-8 bytes of the version's stored ops (their JSON); `null` once compacted. */
+  opsBytes: number | null;
+};
+
+/** A milestone without its ops: what the history shows (a whole text's ops are as large as the text). */
+export type MilestoneRecord = Omit<VersionRecord, "ops">;
+
 /** The latest full text of a document kept beside the ops, so the head is rebuilt from a few ops. */
 export interface Snapshot {
   version: number;
@@ -146,10 +158,12 @@ export interface DocumentReads {
   snapshot(): Promise<Snapshot | undefined>;
   /** Versions in `(after, upTo]`, oldest first, without their texts. */
   versions(after: number, upTo: number): Promise<VersionSummary[]>;
+  /** Versions in `(after, upTo]`, oldest first, without their ops and texts but with the ops' size. */
+  versionHeads(after: number, upTo: number): Promise<VersionHead[]>;
   /** One version, or `undefined`. */
   version(version: number): Promise<VersionRecord | undefined>;
-  /** Every milestone, oldest first. */
-  milestones(): Promise<VersionRecord[]>;
+  /** The milestones after version `after` (every one by default), oldest first, without their ops. */
+  milestones(after?: number): Promise<MilestoneRecord[]>;
   /** The newest full text at or before `version` (a milestone's text or the snapshot). */
   fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
   /** The receipt of an accepted patch, or `undefined`. */

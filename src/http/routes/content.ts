@@ -49,10 +49,14 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher;
           404: shared("DocumentNotFound"),
           409: conflictAnswer,
           422: problem(
-            "the base cannot be used: its checksum does not match, an op lies outside its text, or the base version is gone; the client reloads once",
+            "the base cannot be used: its checksum does not match, an op lies outside its text, the base version is gone, or the versions since it change more than the service rebases over (1 MiB of ops); the client reloads once",
             { code: "checksum-mismatch", detail: "checksum does not match the text of base version 2; reload the document" },
             { code: "range-outside-text", detail: "op at index 9 with count 1 is outside the base text of 3 lines" },
             { code: "base-unavailable", detail: "the text of base version 2 cannot be rebuilt; reload the document" },
+            {
+              code: "rebase-too-large",
+              detail: "the versions since base 2 change more than 1048576 bytes of ops; reload the document and send the change on its current version",
+            },
           ),
         },
       },

@@ -14,16 +14,33 @@ import {
   TitlePatchRequest,
 } from "../../api/documents.js";
 
+import { AnswerCache, versionKey } from "./answer-cache.js";
+import { HistoryAnswers } from "./history-answers.js";
+import { sendJsonText } from "./json-reply.js";
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const DOCUMENTS_PATH = "/api/v1/documents";
 const BASIC_CHALLENGE = 'Basic realm="documents", charset="UTF-8"';
 
+/** A document as DocumentSchema has it, its fields in the schema's order (answers written by hand keep it). */
 function documentJson(document: DocumentView) {
-  return { ...document, createdAt: iso(document.createdAt), updatedAt: iso(document.updatedAt) };
+  const { id, title, content, version } = document;
+  return { id, title, content, version, createdAt: iso(document.createdAt), updatedAt: iso(document.updatedAt) };
 }
 
-function historyJson(entry: HistoryEntryView) {
-  return { ...entry, timestamp: iso(entry.timestamp) };
+/** A history entry as HistoryEntrySchema has it, in its order; the optional fields only when present. */
+export function historyJson(entry: HistoryEntryView) {
+  const { documentId, version, title, content, changeType, clientId, displayName } = entry;
+  return {
+    documentId,
+    version,
+    title,
+    content,
+    changeType,
+    timestamp: iso(entry.timestamp),
+    ...(clientId !== undefined ? { clientId } : {}),
+    ...(displayName !== undefined ? { displayName } : {}),
+  };
 }
 
 /** Parses an `Authorization: Basic …` header; `undefined` when absent or malformed. */
@@ -68,6 +85,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
   app,
   { documents, listAccess, bodyLimit },
 ) => {
+  const answers = new AnswerCache();
+  const histories = new HistoryAnswers(historyJson);
   app.get(
     "/documents",
     {
@@ -131,7 +150,11 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         response: { 200: documentAnswer("the document"), 404: shared("DocumentNotFound") },
       },
     },
-    async (request) => documentJson(await documents.get(request.params.documentId)),
+    // Written once per version (a big text's JSON costs milliseconds each time): answer-cache.ts.
+    async (request, reply) => {
+      const document = await documents.get(request.params.documentId);
+      return sendJsonText(reply, await answers.get(versionKey(document.id, document.version), async () => JSON.stringify(documentJson(document))));
+    },
   );
 
   app.put(
@@ -189,7 +212,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         response: { 200: json("the history entries, oldest first", Type.Array(HistoryEntrySchema), examples.history), 404: shared("DocumentNeverExisted") },
       },
     },
-    async (request) => (await documents.history(request.params.documentId)).map(historyJson),
+    // A history holds a full text per milestone: each is read and written once (history-answers.ts).
+    async (request, reply) => sendJsonText(reply, await histories.answer(request.params.documentId, await documents.history(request.params.documentId))),
   );
 
   app.post(

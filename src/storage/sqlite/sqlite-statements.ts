@@ -29,7 +29,15 @@ export function prepareStatements(db: Database) {
       `SELECT document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum
        FROM versions WHERE document_id = ? AND version > ? AND version <= ? ORDER BY version`,
     ),
-    milestones: prepare<[string], VersionRow>(db, "SELECT * FROM versions WHERE document_id = ? AND milestone = 1 ORDER BY version"),
+    versionHeads: prepare<[string, number, number], VersionRow & { ops_bytes: number | null }>(db, 
+      `SELECT document_id, version, change_type, milestone, created_at, client_id, display_name, title, NULL AS ops, checksum, NULL AS text,
+         octet_length(ops) AS ops_bytes
+       FROM versions WHERE document_id = ? AND version > ? AND version <= ? ORDER BY version`,
+    ),
+    milestones: prepare<[string, number], VersionRow>(db, 
+      `SELECT document_id, version, change_type, milestone, created_at, client_id, display_name, title, NULL AS ops, checksum, text
+       FROM versions WHERE document_id = ? AND milestone = 1 AND version > ? ORDER BY version`,
+    ),
     snapshot: prepare<[string], SnapshotRow>(db, "SELECT version, text FROM snapshots WHERE document_id = ?"),
     milestoneTextAtOrBefore: prepare<[string, number], SnapshotRow>(db, 
       "SELECT version, text FROM versions WHERE document_id = ? AND milestone = 1 AND version <= ? AND text IS NOT NULL ORDER BY version DESC LIMIT 1",
