@@ -22,6 +22,11 @@ export class StorageInUseError extends Error {
   override readonly name = "StorageInUseError";
 }
 
+/** The store's files cannot be created, read or written by this process; the message names the path and the user. */
+export class StorageUnusableError extends Error {
+  override readonly name = "StorageUnusableError";
+}
+
 import type { ChangeType } from "../core/change-types.js";
 
 /** The kinds of change a version records (the list is in core/change-types.ts). */

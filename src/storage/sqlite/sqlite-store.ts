@@ -1,5 +1,3 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import type { Database } from "better-sqlite3";
 import {
   type CommitListener,
@@ -14,7 +12,8 @@ import {
 } from "../store.js";
 import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { openDatabase } from "./sqlite-open.js";
-import { SqliteFileLock } from "./file-lock.js";
+import { preparePrivateFiles } from "./private-files.js";
+import { SqliteFileLock, lockFileName } from "./file-lock.js";
 import { toDocument } from "./sqlite-rows.js";
 import { GroupCommit } from "./group-commit.js";
 import { COMPACTION_CHUNK, prepareStatements, type Statements } from "./sqlite-statements.js";
@@ -52,7 +51,7 @@ export class SqliteStore implements Store {
    * maintenance query). A file another store serves is refused with {@link StorageInUseError}.
    */
   static open(path: string, options: { busyTimeoutMs?: number } = {}): SqliteStore {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") preparePrivateFiles([path, lockFileName(path)]);
     const lock = path === ":memory:" ? undefined : SqliteFileLock.acquire(path);
     try {
       const { db, walFile } = openDatabase(path, options);
