@@ -172,6 +172,18 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
     expect(errorOf(() => loadConfig({ env: {}, file: top }))).toBe(`config file ${top}: unknown key port (did you mean server.port?)`);
   });
 
+  it("applies dotted keys as the nested keys they spell, beside nested sections, and refuses a key given both ways, naming it", () => {
+    const dotted = yamlFile("server.port: 9999\nservice.tracker.api-url: https://tracker.example/api/v1\nservice:\n  feed:\n    max-wait-seconds: 30\n", "dotted.yaml");
+    const config = loadConfig({ env: {}, file: dotted });
+    expect([config.server.port, config.tracker.apiUrl, config.feed.maxWaitSeconds]).toEqual([9999, "https://tracker.example/api/v1", 30]);
+    const unknown = yamlFile("server.prot: 1\n", "unknown.yaml");
+    expect(errorOf(() => loadConfig({ env: {}, file: unknown }))).toBe(`config file ${unknown}: unknown key server.prot (did you mean server.port?)`);
+    const twice = yamlFile("server.port: 1\nserver:\n  port: 2\n", "twice.yaml");
+    expect(errorOf(() => loadConfig({ env: {}, file: twice }))).toBe(`config file ${twice}: server.port is given twice (as a dotted key and nested, or twice)`);
+    const below = yamlFile("server: 1\nserver.port: 2\n", "below.yaml");
+    expect(errorOf(() => loadConfig({ env: {}, file: below }))).toBe(`config file ${below}: server is given a value and keys below it`);
+  });
+
   it("refuses a value where a section belongs and a file that is not a mapping", () => {
     const value = yamlFile("service: yes\n", "value.yaml");
     const list = yamlFile("- a\n- b\n", "list.yaml");
