@@ -232,13 +232,15 @@ describe("GET /api/v1/openapi.json", () => {
     expect(body?.required).toBe(false);
   });
 
-  it("protects the list with the master password and the tracker proxy with its token, and applies bearerAuth nowhere", async () => {
+  it("protects the list with the master password and the tracker proxy with its token, and keeps bearerAuth, applied nowhere, outside securitySchemes", async () => {
     const document = await openApi();
 
     expect(document.security).toEqual([]);
     expect(document.components.securitySchemes.masterPassword).toEqual(expect.objectContaining({ type: "http", scheme: "basic" }));
     expect(document.components.securitySchemes.trackerToken).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "X-Tracker-Token" }));
-    expect(document.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: "http", scheme: "bearer", bearerFormat: "JWT" }));
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["masterPassword", "trackerToken"]);
+    const planned = (document.components as unknown as Record<string, Record<string, unknown>>)["x-planned-security-schemes"];
+    expect(planned?.bearerAuth).toEqual(expect.objectContaining({ type: "http", scheme: "bearer", bearerFormat: "JWT" }));
     const secured = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
         .filter(([, op]) => (op.security ?? []).length > 0)
