@@ -1,3 +1,4 @@
+import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { toLineOperation } from "../../core/normalized-op.js";
 import type { ContentPatcher } from "../../service/patch-content.js";
@@ -9,7 +10,19 @@ import { json, JSON_MEDIA, problem, PROBLEM_MEDIA, problemExamples, shared, with
 import { opsJson } from "../ops-json.js";
 import { JSON_CONTENT_TYPE, sendJsonText } from "./json-reply.js";
 
-/** The 409's two shapes, told apart by their media types and named by their examples. */
+/**
+ * The 409's two bodies under one schema, the same for both media types: generators that take one
+ * media type per status (hey-api) and validating proxies that match a body to a schema by status
+ * (Prism) would otherwise type or check one body as the other. A client tells them apart by a field
+ * only one has (`currentVersion` or `type`), or by the media type.
+ */
+const ContentPatchConflict = Type.Unsafe<Static<typeof ContentConflict> | Static<typeof ProblemDetailSchema>>({
+  title: "ContentPatchConflict",
+  description: "a true overlap (ContentConflict, `application/json`) or a reused `seq` (ProblemDetail `seq-reused`, `application/problem+json`)",
+  oneOf: [ContentConflict, ProblemDetailSchema],
+});
+
+/** The 409's two shapes, told apart by their fields and media types, and named by their examples. */
 const conflictAnswer = {
   description:
     "Either a true overlap with versions committed since the base: a ContentConflict (`application/json`) whose opsSinceBase lead from the base to the current version; " +
@@ -17,11 +30,11 @@ const conflictAnswer = {
     "the `seq-reused` problem (`application/problem+json`), a client bug, never applied.",
   content: {
     [JSON_MEDIA]: {
-      schema: ContentConflict,
+      schema: ContentPatchConflict,
       examples: { overlap: { summary: "a true overlap: ContentConflict", value: examples.conflict } },
     },
     [PROBLEM_MEDIA]: {
-      schema: ProblemDetailSchema,
+      schema: ContentPatchConflict,
       examples: problemExamples([{ code: "seq-reused", detail: "seq 17 of client c-4f9a1e07 was already used for a different patch" }]),
     },
   },
