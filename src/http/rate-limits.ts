@@ -7,12 +7,20 @@ import { WindowLimit } from "./window-limit.js";
 export { REMEMBERED_ADDRESSES } from "./window-limit.js";
 
 /**
- * What one unit of a read or write limit stands for in bytes: a read that answers more, a write
- * whose body or document is larger, counts one unit per 64 KiB. A request's work grows with the
- * text it moves (a patch of a 5 MiB document joins and hashes all of it), so a limit counts the
+ * What one unit of a read or write limit stands for in bytes of the document a request names (or a
+ * read's answer): a request on a larger one counts one unit per 64 KiB. A request's work grows with
+ * the text it moves (a patch of a 5 MiB document joins and hashes all of it), so a limit counts the
  * work, not only the requests (docs/api.md, "Bounds").
  */
 export const COST_UNIT_BYTES = 64 * 1024;
+
+/**
+ * What one unit of the write limit stands for in bytes of a request's body: a whole text sent
+ * (a create or a replace) is parsed, diffed, hashed, compressed and written on the event loop,
+ * some tens of milliseconds per MiB, so a body counts a unit per 4 KiB. A megabyte's replace takes
+ * 256 units, more than a second's worth at the default, and its sender waits for the windows it used.
+ */
+export const BODY_UNIT_BYTES = 4 * 1024;
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const READ_METHODS = new Set(["GET", "HEAD"]);
@@ -36,7 +44,7 @@ interface Counted {
   cost: number;
 }
 
-const costOf = (bytes: number) => Math.max(1, Math.ceil(bytes / COST_UNIT_BYTES));
+const costOf = (bytes: number, unit = COST_UNIT_BYTES) => Math.max(1, Math.ceil(bytes / unit));
 
 /**
  * Limits requests per client address (`request.ip`: the address after `server.trust-proxy`; an IPv6
@@ -79,15 +87,19 @@ export function rateLimits(
   const limitsOf = (method: string, route: string): (Limit | undefined)[] => {
     if (READ_METHODS.has(method)) return route.startsWith(trackerPrefix) ? [reads, trackerReads] : [reads];
     if (!WRITE_METHODS.has(method)) return [];
-    if (method === "POST" && route === collection) return [creates];
+    if (method === "POST" && route === collection) return [creates, writes];
     return method === "POST" && route === login ? [writes, logins] : [writes];
   };
-  /** The arrival cost of a read or write: its body's size, or the size of the document it names. */
+  /** The units of a request's body. */
+  const bodyCost = (request: FastifyRequest): number => {
+    const length = Number(request.headers["content-length"] ?? 0);
+    return costOf(Number.isFinite(length) ? length : 0, BODY_UNIT_BYTES);
+  };
+  /** The arrival cost of a read or write: the size of the document it names, or of its body. */
   const arrivalCost = (request: FastifyRequest): number => {
-    const body = Number(request.headers["content-length"] ?? 0);
     const id = (request.params as { documentId?: string } | undefined)?.documentId;
     const document = id === undefined ? 0 : (sizeOf(id.toLowerCase()) ?? 0);
-    return costOf(Math.max(Number.isFinite(body) ? body : 0, document));
+    return Math.max(costOf(document), bodyCost(request));
   };
   const counted = new WeakMap<FastifyRequest, Counted>();
 
@@ -100,9 +112,14 @@ export function rateLimits(
     const applying = limitsOf(request.method, route).filter((limit): limit is Limit => limit !== undefined);
     if (applying.length === 0) return done();
     const key = addressKey(request.ip);
-    const cost = applying[0] === reads || applying[0] === writes ? arrivalCost(request) : 1;
+    const creating = request.method === "POST" && route === collection;
+    const cost = applying.includes(reads as Limit) || (applying.includes(writes as Limit) && !creating) ? arrivalCost(request) : 1;
     for (const limit of applying) {
-      const seconds = limit.window.take(key, limit === reads || limit === writes ? cost : 1);
+      // A create counts against creates-per-minute once, and against the writes only by a body
+      // larger than one unit: a big text is as much work to create as to replace.
+      const units = limit === reads || (limit === writes && !creating) ? cost : limit === writes ? bodyCost(request) - 1 : 1;
+      if (units === 0) continue;
+      const seconds = limit.window.take(key, units);
       if (seconds !== undefined) {
         void sendProblem(request, reply, "rate-limited", limit.detail(seconds), { retryAfterSeconds: seconds });
         return;

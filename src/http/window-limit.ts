@@ -14,8 +14,9 @@ interface Window {
 /**
  * A fixed-window limit of cost per key: a window starts with a key's first request and holds `max`
  * units of cost. A request is let in while its key's window has any unit left, and takes its cost
- * (one unit for an ordinary request, more for a costly one, which may take the window past `max`:
- * the next requests wait for the next window). Memory is bounded by `remembered` keys.
+ * (one unit for an ordinary request, more for a costly one, which may take the window past `max`).
+ * What a window took past `max` is carried into the next one, so a request that cost ten windows
+ * keeps its key waiting for ten. Memory is bounded by `remembered` keys.
  */
 export class WindowLimit {
   private readonly windows = new Map<string, Window>();
@@ -46,7 +47,13 @@ export class WindowLimit {
     const now = this.now();
     let window = this.windows.get(key);
     if (window !== undefined) this.windows.delete(key);
-    if (window === undefined || window.endsAt <= now) window = { used: 0, endsAt: now + this.windowMs };
+    if (window === undefined || window.endsAt <= now) {
+      // The windows that passed since pay off the debt of the last one; a key seen again after a
+      // long quiet starts afresh.
+      const passed = window === undefined ? Infinity : Math.floor((now - window.endsAt) / this.windowMs) + 1;
+      const debt = window === undefined ? 0 : Math.max(0, window.used - this.max * passed);
+      window = { used: debt, endsAt: now + this.windowMs };
+    }
     this.windows.set(key, window);
     if (this.windows.size > this.remembered) this.windows.delete(this.windows.keys().next().value ?? key);
     return window;

@@ -8,6 +8,14 @@ import { rebuildText, type HeadTexts } from "./document-text.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
 
+/**
+ * How hard the service looks for the smallest diff of a whole-text change (PUT, restore, rollback):
+ * about a tenth of the client's budget, some tens of milliseconds at most, since it runs on the
+ * event loop every other request waits on. Past it the changed middle is one replace: still exact,
+ * only coarser (docs/api.md, "Bounds").
+ */
+const WHOLE_TEXT_DIFF = { workBudget: 2_000_000 };
+
 /** A document as the interface shows it. Times are epoch milliseconds. */
 export interface DocumentView {
   id: string;
@@ -95,7 +103,7 @@ export class DocumentService {
       if (input.expectedVersion !== undefined && input.expectedVersion !== head.version) {
         throw new ServiceError("version-conflict", `expectedVersion ${input.expectedVersion} is not the current version ${head.version}`);
       }
-      const ops = diffLines(await doc.lines(), lines);
+      const ops = diffLines(await doc.lines(), lines, WHOLE_TEXT_DIFF);
       await doc.commit({ changeType: "UPDATED", milestone: true, title, lines, text: input.content, ops, deleted: false, keepsPrevious: true });
       return view(doc, input.content);
     });
@@ -123,7 +131,7 @@ export class DocumentService {
         const record = await doc.version(target);
         const text = record && (await rebuildText(doc, target));
         if (!record || !text) throw new ServiceError("not-found", `version ${target} of document ${id} was compacted`);
-        const ops = diffLines(await doc.lines(), text.lines);
+        const ops = diffLines(await doc.lines(), text.lines, WHOLE_TEXT_DIFF);
         const changeType = head.deleted ? "RESTORED" : "ROLLED_BACK";
         await doc.commit({ changeType, milestone: true, title: record.title, lines: text.lines, text: text.text, ops, deleted: false, keepsPrevious: true });
         return view(doc, text.text);

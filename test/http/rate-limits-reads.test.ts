@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Config } from "../../src/config/config.js";
 import { FakeTaiga } from "../../src/demo/fake-taiga.js";
 import { addressKey } from "../../src/http/wait-limit.js";
-import { COST_UNIT_BYTES } from "../../src/http/rate-limits.js";
+import { BODY_UNIT_BYTES, COST_UNIT_BYTES } from "../../src/http/rate-limits.js";
 import { buildTestApp, LIMITS_OFF, type TestApp } from "../support/test-app.js";
 import { DOCUMENTS, T0_MS, createDocument, expectProblemRetryAfter } from "../support/http-expect.js";
 
@@ -88,7 +88,7 @@ describe("the cost of a request", () => {
     expect(info).toEqual([200, 200, 200, 429, 429]);
   });
 
-  it("counts a write to a document larger than 64 KiB, or with a body larger, as one write per 64 KiB begun", async () => {
+  it("counts a write to a document larger than 64 KiB as one write per 64 KiB begun, and a body as one per 4 KiB, carrying what it took past the limit into the next windows", async () => {
     const app = await appWith({ writesPerSecond: 10 });
     const { id } = await createDocument(app.app, { title: "Big", content: big });
     const rename = (version: number) =>
@@ -98,8 +98,17 @@ describe("the cost of a request", () => {
     vi.setSystemTime(T0_MS + 1000);
     const small = await createDocument(app.app, { title: "Small", content: "a" });
     const put = (content: string) => app.app.inject({ method: "PUT", url: `${DOCUMENTS}/${small.id}`, payload: { title: "Small", content }, headers: from("203.0.113.11") });
-    expect((await put("x".repeat(9 * COST_UNIT_BYTES))).statusCode).toBe(200);
+    // 36 KiB of body: 9 units and the rest of the JSON, 10 in all: the window is used up.
+    expect((await put("x".repeat(9 * BODY_UNIT_BYTES))).statusCode).toBe(200);
     expect((await put("b")).statusCode).toBe(429);
+    // 160 KiB: 40 units (and the JSON's few bytes, 41), in a fresh window: let in, and then it keeps
+    // its sender waiting for the four windows it used past its own.
+    vi.setSystemTime(T0_MS + 2000);
+    expect((await put("x".repeat(40 * BODY_UNIT_BYTES))).statusCode).toBe(200);
+    vi.setSystemTime(T0_MS + 5000);
+    expect((await put("b")).statusCode).toBe(429);
+    vi.setSystemTime(T0_MS + 6000);
+    expect((await put("b")).statusCode).toBe(200);
   });
 });
 
