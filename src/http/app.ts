@@ -7,7 +7,7 @@ import { compileValidator } from "./validator.js";
 import { registerOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { rateLimits } from "./rate-limits.js";
-import { limitWaits } from "./wait-limit.js";
+import { limitConnections, limitWaits } from "./wait-limit.js";
 import { answerClientError } from "./client-error.js";
 import { documentBodyBytes, parseJsonBodies, SMALL_BODY_BYTES } from "./json-bodies.js";
 import { operationRoutes } from "./operations.js";
@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   closeConnectionsOnShutdown(app);
   rateLimits(app, config.rateLimit, API_PREFIX, (id) => composition.services.texts.knownLength(id));
   limitWaits(app, config.rateLimit.waitsPerAddress);
+  limitConnections(app, config.rateLimit.waitsPerAddress, config.server.trustProxy !== false);
   // A UUID names one document however its hex digits are cased.
   // Hooks on every request take a callback rather than being async: no promise per request and hook.
   app.addHook("preHandler", (request, _reply, done) => {

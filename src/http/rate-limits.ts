@@ -16,11 +16,12 @@ export const COST_UNIT_BYTES = 64 * 1024;
 
 /**
  * What one unit of the write limit stands for in bytes of a request's body: a whole text sent
- * (a create or a replace) is parsed, diffed, hashed, compressed and written on the event loop,
- * some tens of milliseconds per MiB, so a body counts a unit per 4 KiB. A megabyte's replace takes
- * 256 units, more than a second's worth at the default, and its sender waits for the windows it used.
+ * (a create or a replace) is parsed, diffed, hashed, compressed and written on the event loop, a
+ * tenth of a second or more per MiB on a loaded machine, so a body counts a unit per KiB. A
+ * megabyte's replace takes 1,024 units, five seconds' worth at the default, and its sender waits
+ * for the windows it used; an editor's patch (a few hundred bytes) is one unit.
  */
-export const BODY_UNIT_BYTES = 4 * 1024;
+export const BODY_UNIT_BYTES = 1024;
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const READ_METHODS = new Set(["GET", "HEAD"]);
@@ -126,15 +127,36 @@ export function rateLimits(
       }
     }
     if (reads !== undefined && applying[0] === reads) counted.set(request, { limit: reads, key, cost });
+    if (writes !== undefined && applying.includes(writes)) counted.set(request, { limit: writes, key, cost: creating ? bodyCost(request) - 1 : cost });
     done();
   });
+  // A write whose body was refused before it was parsed (too deep, too large, not JSON) cost the
+  // reading of it, not a whole text's work: it keeps a unit per 64 KiB, like a read, and the rest
+  // of its body's weight is given back.
+  const parsed = new WeakSet<FastifyRequest>();
+  if (writes !== undefined) {
+    app.addHook("preHandler", (request, _reply, done) => {
+      parsed.add(request);
+      done();
+    });
+    app.addHook("onResponse", (request, _reply, done) => {
+      const write = counted.get(request);
+      if (write?.limit === writes && !parsed.has(request)) {
+        const length = Number(request.headers["content-length"] ?? 0);
+        const read = costOf(Number.isFinite(length) ? length : 0);
+        if (write.cost > read) writes.window.charge(write.key, read - write.cost);
+      }
+      done();
+    });
+  }
   // A read whose answer was larger than what it was counted at pays the rest afterwards: its
   // address's next reads wait for a later window.
   if (reads !== undefined) {
     app.addHook("onResponse", (request, reply, done) => {
       const read = counted.get(request);
+      if (read?.limit !== reads) return done();
       const sent = Number(reply.getHeader("content-length") ?? 0);
-      if (read !== undefined && Number.isFinite(sent)) read.limit.window.charge(read.key, costOf(sent) - read.cost);
+      if (Number.isFinite(sent)) read.limit.window.charge(read.key, costOf(sent) - read.cost);
       done();
     });
   }

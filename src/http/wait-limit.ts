@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { sendProblem } from "./problem-details.js";
 
@@ -53,5 +54,38 @@ export function limitWaits(app: FastifyInstance, max: number): void {
       else waiting.set(key, left);
     });
     done();
+  });
+}
+
+/** The connections one address may hold beyond twice its waits: its other requests' keep-alive sockets. */
+const SPARE_CONNECTIONS = 64;
+
+/**
+ * Bounds the connections one client address holds open at once to twice `waits` (its long polls and
+ * as many other sockets) plus {@link SPARE_CONNECTIONS}: past that a new connection is closed as it
+ * is accepted, before anything on it is read. Each held socket costs a file descriptor, and thousands
+ * of requests refused one by one (429) still cost the event loop their parsing. Off with `waits` 0,
+ * and when the service believes a proxy (`server.trust-proxy`): every connection then comes from the
+ * proxy, which must limit them itself (deploy/nginx.conf does).
+ */
+export function limitConnections(app: FastifyInstance, waits: number, behindProxy: boolean): void {
+  if (waits === 0 || behindProxy) return;
+  const max = waits * 2 + SPARE_CONNECTIONS;
+  const open = new Map<string, number>();
+  app.server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress;
+    if (address === undefined) return;
+    const key = addressKey(address);
+    const count = open.get(key) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(key, count + 1);
+    socket.on("close", () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left <= 0) open.delete(key);
+      else open.set(key, left);
+    });
   });
 }

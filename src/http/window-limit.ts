@@ -37,9 +37,11 @@ export class WindowLimit {
     return undefined;
   }
 
-  /** Adds cost found only after the answer (its size) to the current window of `key`. */
+  /** Adds cost found only after the answer (its size) to the current window of `key`; a negative cost gives back. */
   charge(key: string, cost: number): void {
-    if (cost > 0) this.windowOf(key).used += cost;
+    if (cost === 0) return;
+    const window = this.windowOf(key);
+    window.used = Math.max(0, window.used + cost);
   }
 
   /** The key's current window, made the most recently seen; a new one when it has none or its window ended. */

@@ -44,8 +44,8 @@ export interface HistoryEntryView {
  */
 export interface HistoryAt {
   version: number;
-  /** The milestones after version `after`, up to this version, oldest first. */
-  milestonesAfter(after: number): Promise<HistoryEntryView[]>;
+  /** The milestones after version `after` (at most `limit` of them), up to this version, oldest first. */
+  milestonesAfter(after: number, limit?: number): Promise<HistoryEntryView[]>;
   /** The entry of this version, shown after the milestones when they do not end with it (the newest state). */
   newest(): Promise<HistoryEntryView | undefined>;
 }
@@ -163,8 +163,8 @@ export class DocumentService {
     return {
       version: head.version,
       // A version committed since the head was read is left out: the answer is the head's.
-      milestonesAfter: async (after) =>
-        (await reads.milestones(after)).filter((record) => record.version <= head.version).map((record) => historyEntry(record, record.text ?? "")),
+      milestonesAfter: async (after, limit) =>
+        (await reads.milestones(after, limit)).filter((record) => record.version <= head.version).map((record) => historyEntry(record, record.text ?? "")),
       newest: async () => {
         const record = this.texts.recentVersions(head, head.version - 1)?.[0] ?? (await reads.version(head.version));
         return record === undefined ? undefined : historyEntry(record, await this.headText(head));

@@ -63,7 +63,7 @@ export class ReadLinks {
     const asRead = (entry: HistoryEntryView): HistoryEntryView => ({ ...entry, documentId: readId });
     return {
       version: history.version,
-      milestonesAfter: async (after) => (await this.hidingId(readId, documentId, () => history.milestonesAfter(after))).map(asRead),
+      milestonesAfter: async (after, limit) => (await this.hidingId(readId, documentId, () => history.milestonesAfter(after, limit))).map(asRead),
       newest: async () => {
         const newest = await this.hidingId(readId, documentId, () => history.newest());
         return newest && asRead(newest);

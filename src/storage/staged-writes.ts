@@ -118,7 +118,7 @@ export function documentTransaction(reads: DocumentReads, staged: StagedWrites):
     versions: (after, upTo) => reads.versions(after, upTo),
     versionHeads: (after, upTo) => reads.versionHeads(after, upTo),
     version: (version) => reads.version(version),
-    milestones: (after) => reads.milestones(after),
+    milestones: (after, limit) => reads.milestones(after, limit),
     fullTextAtOrBefore: (version) => reads.fullTextAtOrBefore(version),
     receipt: (clientId, seq) => reads.receipt(clientId, seq),
     receipts: (keys) => reads.receipts(keys),

@@ -167,8 +167,8 @@ export interface DocumentReads {
   versionHeads(after: number, upTo: number): Promise<VersionHead[]>;
   /** One version, or `undefined`. */
   version(version: number): Promise<VersionRecord | undefined>;
-  /** The milestones after version `after` (every one by default), oldest first, without their ops. */
-  milestones(after?: number): Promise<MilestoneRecord[]>;
+  /** The milestones after version `after` (every one by default; at most `limit`), oldest first, without their ops. */
+  milestones(after?: number, limit?: number): Promise<MilestoneRecord[]>;
   /** The newest full text at or before `version` (a milestone's text or the snapshot). */
   fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
   /** The receipt of an accepted patch, or `undefined`. */

@@ -1,5 +1,5 @@
 /** The bytes each answer cache may hold (docs/api.md, "Bounds"). */
-export const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
+export const ANSWER_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Serialized answers of one route by key (a document and its version: a committed version never

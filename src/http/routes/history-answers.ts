@@ -20,9 +20,10 @@ const CLOSE = Buffer.from("]");
  * The history answers of one route, written in parts: a milestone's JSON is written once and kept
  * (new milestones only ever come after the last one), the newest state's once per version, and an
  * answer joins the parts. So a new version costs the JSON of one text, not of every milestone's,
- * and no milestone's text is read from the store twice. Histories are kept by key (a document or a
- * read link), the most recently used within ANSWER_CACHE_BYTES; one larger than a quarter of that
- * is written whole for every answer.
+ * and no milestone's text is read from the store twice. Milestones are read one at a time, so that
+ * no single step holds the event loop for more than one text. Histories are kept by key (a
+ * document or a read link), the most recently used within ANSWER_CACHE_BYTES; one larger than half
+ * of that is written anew for every answer (one text at a time).
  */
 export class HistoryAnswers {
   private readonly kept = new Map<string, Kept>();
@@ -49,9 +50,16 @@ export class HistoryAnswers {
 
   private async write(key: string, history: HistoryAt): Promise<Buffer> {
     const before = this.kept.get(key);
-    const fresh = await history.milestonesAfter(before?.through ?? 0);
-    const milestones = [...(before?.milestones ?? []), ...fresh.map((entry) => this.json(entry))];
-    const through = fresh.at(-1)?.version ?? before?.through ?? 0;
+    const milestones = [...(before?.milestones ?? [])];
+    let through = before?.through ?? 0;
+    // One milestone at a time: each is a whole text to read and write, and the event loop serves
+    // other requests between them.
+    for (let read = 0; read < 1_000_000; read++) {
+      const [entry] = await history.milestonesAfter(through, 1);
+      if (entry === undefined) break;
+      milestones.push(this.json(entry));
+      through = entry.version;
+    }
     let newest = before?.newest?.version === history.version ? before.newest : undefined;
     if (through !== history.version && newest === undefined) {
       const entry = await history.newest();
@@ -74,7 +82,7 @@ export class HistoryAnswers {
       this.kept.delete(key);
       this.bytes -= before.bytes;
     }
-    if (kept.bytes > this.maxBytes / 4) return;
+    if (kept.bytes > this.maxBytes / 2) return;
     this.kept.set(key, kept);
     this.bytes += kept.bytes;
     for (const [oldest, old] of this.kept) {

@@ -93,12 +93,12 @@ export class PostgresReads implements DocumentReads {
     });
   }
 
-  milestones(after = 0): Promise<MilestoneRecord[]> {
+  milestones(after = 0, limit?: number): Promise<MilestoneRecord[]> {
     return this.run(async () => {
       if (!isUuid(this.id)) return [];
       const { rows } = await this.db.query<VersionRow>(
-        `SELECT ${MILESTONE_COLUMNS} FROM versions WHERE document_id = $1 AND milestone AND version > $2 ORDER BY version`,
-        [this.id, after],
+        `SELECT ${MILESTONE_COLUMNS} FROM versions WHERE document_id = $1 AND milestone AND version > $2 ORDER BY version LIMIT $3`,
+        [this.id, after, limit ?? null],
       );
       return rows.map((row) => {
         const { ops: _ops, ...milestone } = versionFromRow(row);

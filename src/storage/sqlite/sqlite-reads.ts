@@ -43,7 +43,7 @@ export class SqliteReads implements DocumentReads {
   version = (version: number): Promise<VersionRecord | undefined> => this.read(() => readVersion(this.sql, this.id, version));
   versionHeads = (after: number, upTo: number): Promise<VersionHead[]> =>
     this.read(() => this.sql.versionHeads.all(this.id, after, upTo).map((row) => toVersionHead(row, row.ops_bytes)));
-  milestones = (after = 0): Promise<MilestoneRecord[]> => this.read(() => this.sql.milestones.all(this.id, after).map(toMilestone));
+  milestones = (after = 0, limit = -1): Promise<MilestoneRecord[]> => this.read(() => this.sql.milestones.all(this.id, after, limit).map(toMilestone));
   fullTextAtOrBefore = (version: number): Promise<Snapshot | undefined> => this.read(() => readFullText(this.sql, this.id, version));
   receipt = (clientId: string, seq: number): Promise<PatchReceipt | undefined> => this.read(() => readReceipt(this.sql, this.id, clientId, seq));
   // One indexed lookup per key: a SQLite statement is a function call, not a round trip.

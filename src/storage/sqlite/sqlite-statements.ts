@@ -34,9 +34,9 @@ export function prepareStatements(db: Database) {
          octet_length(ops) AS ops_bytes
        FROM versions WHERE document_id = ? AND version > ? AND version <= ? ORDER BY version`,
     ),
-    milestones: prepare<[string, number], VersionRow>(db, 
+    milestones: prepare<[string, number, number], VersionRow>(db, 
       `SELECT document_id, version, change_type, milestone, created_at, client_id, display_name, title, NULL AS ops, checksum, text
-       FROM versions WHERE document_id = ? AND milestone = 1 AND version > ? ORDER BY version`,
+       FROM versions WHERE document_id = ? AND milestone = 1 AND version > ? ORDER BY version LIMIT ?`,
     ),
     snapshot: prepare<[string], SnapshotRow>(db, "SELECT version, text FROM snapshots WHERE document_id = ?"),
     milestoneTextAtOrBefore: prepare<[string, number], SnapshotRow>(db, 
