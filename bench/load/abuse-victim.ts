@@ -14,6 +14,8 @@ export interface VictimReport {
   /** Answers other than the expected ones (status and route), and network errors. */
   unexpected: string[];
   statuses: Record<string, number>;
+  /** The ten slowest requests: what, how long, and when (ms after the victim began). */
+  slowest: { what: string; ms: number; at: number }[];
 }
 
 export interface VictimOptions {
@@ -56,9 +58,13 @@ function call(method, path, body) {
   });
 }
 (async () => {
-  const report = { latencies: [], patchesSent: 0, acknowledged: [], unexpected: [], statuses: {} };
+  const report = { latencies: [], patchesSent: 0, acknowledged: [], unexpected: [], statuses: {}, slowest: [] };
+  const began = performance.now();
   const note = (what, answer, expected) => {
     report.latencies.push(answer.ms);
+    report.slowest.push({ what, ms: Math.round(answer.ms), at: Math.round(performance.now() - began - answer.ms) });
+    report.slowest.sort((a, b) => b.ms - a.ms);
+    report.slowest.length = Math.min(report.slowest.length, 10);
     const key = what + " " + answer.status;
     report.statuses[key] = (report.statuses[key] ?? 0) + 1;
     if (!expected.includes(answer.status)) report.unexpected.push(key + " " + answer.body.slice(0, 200));

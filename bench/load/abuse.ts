@@ -27,7 +27,7 @@ export interface AbuseOptions {
 }
 
 export interface AbuseResult {
-  /** The victim alone for a few seconds before the attack, on the same machine: how noisy it is. */
+  /** The victim alone for a few seconds before the attack, on the same machine: how noisy it is (the last of up to three tries). */
   baseline: { p50: number; p99: number; requests: number };
   victim: VictimReport & { p50: number; p99: number; max: number; lost: string[] };
   /** Answers the attacker got, by kind of request and status. */
@@ -37,6 +37,9 @@ export interface AbuseResult {
   /** The owner's list (the right password) after a flood of list requests without credentials: 200, never locked. */
   listAfterNoCredentials: number;
 }
+
+/** The victim's p99 alone under which the machine counts as quiet enough to start the attack. */
+export const QUIET_P99_MS = 40;
 
 const sum = (text: string) => `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 
@@ -105,10 +108,11 @@ async function longPolls(base: string, localAddress: string, path: string, count
       socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
     });
   const polls: Promise<number>[] = [];
-  // In batches, so that the connects do not overflow the listen queue.
-  for (let opened = 0; opened < count; opened += 250) {
-    for (let index = opened; index < Math.min(count, opened + 250); index++) polls.push(one());
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  // 100 every 50 ms (2,000 a second): the connects neither overflow the listen queue nor measure
+  // the kernel's and Node's accepting of thousands of sockets in one burst instead of the service.
+  for (let opened = 0; opened < count; opened += 100) {
+    for (let index = opened; index < Math.min(count, opened + 100); index++) polls.push(one());
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return Promise.all(polls);
 }
@@ -152,20 +156,31 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseResult> {
   const idle = JSON.parse((await attacker.call("POST", "/api/v1/documents", JSON.stringify({ title: "Idle", content: "nothing happens here" }))).body) as { id: string; version: number };
   log(`big document ${bigId} (${options.bigLines} lines), victim's document ${small.id}`);
 
-  // The victim alone first: what the machine gives it without an attacker.
-  const alone = await runVictim({ base: options.base, localAddress: options.victim, documentId: small.id, text: "first line", version: small.version, durationMs: 3000, pauseMs: 20, clientId: "alone" });
-  const baseline = { p50: percentile(alone.latencies, 50), p99: percentile(alone.latencies, 99), requests: alone.latencies.length };
-  const victimText = ["first line", ...alone.acknowledged].join("\n");
-  const victimVersion = small.version + alone.acknowledged.length;
+  // The victim alone first: what the machine gives it without an attacker. On a machine other jobs
+  // load (a shared CI host), up to three tries for a quiet moment to start the attack in.
+  let victimText = "first line";
+  let victimVersion = small.version;
+  let baseline = { p50: Number.NaN, p99: Number.NaN, requests: 0 };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const alone = await runVictim({ base: options.base, localAddress: options.victim, documentId: small.id, text: victimText, version: victimVersion, durationMs: 3000, pauseMs: 20, clientId: `alone-${attempt}` });
+    baseline = { p50: percentile(alone.latencies, 50), p99: percentile(alone.latencies, 99), requests: alone.latencies.length };
+    victimText = [victimText, ...alone.acknowledged].join("\n");
+    victimVersion += alone.acknowledged.length;
+    if (baseline.p99 < QUIET_P99_MS) break;
+    log(`victim alone: p99 ${baseline.p99.toFixed(1)} ms, the machine is busy; measuring again`);
+  }
   log(`victim alone: p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms over ${baseline.requests} requests`);
 
+  // The victim is connected and reading before the attack begins, as an editor that was open.
+  const victimRun = runVictim({ base: options.base, localAddress: options.victim, documentId: small.id, text: victimText, version: victimVersion, durationMs: options.durationMs + 500, pauseMs: 20, clientId: "victim" });
+  await new Promise((resolve) => setTimeout(resolve, 500));
   const until = performance.now() + options.durationMs;
   const running = () => performance.now() < until;
-  const pace = () => new Promise((resolve) => setTimeout(resolve, 5));
+  const pace = () => new Promise((resolve) => setTimeout(resolve, 20));
   const loop = async (kind: string, send: () => Promise<Answer>) => {
     for (let sent = 0; sent < 1_000_000 && running(); sent++) {
       const answer = count(kind, await send());
-      // A refused request's Retry-After is not waited for: the attacker keeps knocking.
+      // A refused request's Retry-After is not waited for: the attacker knocks again 20 ms later.
       if (answer.status === 429) await pace();
     }
   };
@@ -197,7 +212,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseResult> {
       for (const status of statuses) count("long poll", { status, body: "" });
     }),
   ];
-  const victim = await runVictim({ base: options.base, localAddress: options.victim, documentId: small.id, text: victimText, version: victimVersion, durationMs: options.durationMs, pauseMs: 20, clientId: "victim" });
+  const victim = await victimRun;
   await Promise.all(attacks);
 
   const final = JSON.parse((await owner.call("GET", `/api/v1/documents/${small.id}`)).body) as { content: string };

@@ -91,7 +91,7 @@ async function measure(context: BenchContext) {
   }
   result.method.push(
     `Each run: a fresh service (rate limits at their defaults, request timeout 5 s, a bcrypt master password, a fake Taiga), the victim alone for 3 s, then ${durationMs / 1000} s of attack.`,
-    "The attacker (127.0.0.1, one process): a body nested millions deep, a big document's GET, history and feed from version 1, whole-text replaces of it and stale rebases over them, 20 bodies sent a byte a second, 5,000 long polls at once, 20 parallel guesses at the list in a loop, tracker reads with made-up tokens and tracker logins; every refused request is sent again after 5 ms, whatever its Retry-After. Before it: 160 list requests without credentials (none, another scheme, HEAD).",
+    "The attacker (127.0.0.1, one process): a body nested millions deep, a big document's GET, history and feed from version 1, whole-text replaces of it and stale rebases over them, 20 bodies sent a byte a second, 5,000 long polls at once, 20 parallel guesses at the list in a loop, tracker reads with made-up tokens and tracker logins; every refused request is sent again after 20 ms, whatever its Retry-After. Before it: 160 list requests without credentials (none, another scheme, HEAD).",
     "The victim (127.0.0.2, a thread of its own): reads its small document, appends a line by a content patch (sent again with the same seq until acknowledged) and asks the feed, one request at a time with 20 ms between them; every request timed.",
   );
   return finish();
