@@ -16,6 +16,11 @@ export interface VictimReport {
   statuses: Record<string, number>;
   /** The ten slowest requests: what, how long, and when (ms after the victim began). */
   slowest: { what: string; ms: number; at: number }[];
+  /**
+   * The 99th percentile of the victim's own event-loop delay (ms): how long its thread waited for a
+   * CPU. High when other processes load the machine; then its request times say little of the service.
+   */
+  ownDelayP99: number;
 }
 
 export interface VictimOptions {
@@ -39,6 +44,9 @@ const SOURCE = `
 const http = require("node:http");
 const { createHash } = require("node:crypto");
 const { parentPort, workerData: o } = require("node:worker_threads");
+const { monitorEventLoopDelay } = require("node:perf_hooks");
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: o.localAddress });
 const url = new URL(o.base);
 const sum = (text) => "sha256:" + createHash("sha256").update(text, "utf8").digest("hex");
@@ -96,6 +104,7 @@ function call(method, path, body) {
     await pause();
   }
   agent.destroy();
+  report.ownDelayP99 = delay.percentile(99) / 1e6;
   parentPort.postMessage(report);
 })();
 `;
