@@ -68,6 +68,11 @@ describe("behind nginx with deploy/nginx.conf", () => {
       SERVICE_STORAGE_URL: storage.toString(),
       SERVER_TRUST_PROXY: "127.0.0.1",
       LOG_LEVEL: "info",
+      // Every editor of the test is one client address (127.0.0.1): the per-address limits would
+      // count them as one person, and they are not what this test is about.
+      SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "0",
+      SERVICE_RATE_LIMIT_READS_PER_SECOND: "0",
+      SERVICE_RATE_LIMIT_WAITS_PER_ADDRESS: "0",
     });
     const start = async (port: number): Promise<ServerProcess> => {
       const server = startProcess("src/server.ts", instanceEnv(port), dir!);
