@@ -24,6 +24,7 @@ import { installCleanup, REPO_ROOT } from "./lib/processes.js";
 import { takeProfiles } from "./lib/profiles.js";
 import type { ProfileResult, ScenarioResult } from "./lib/results.js";
 import { buildService, SERVICE_NODE_FLAGS, TSX_IMPORT } from "./lib/service.js";
+import { abuse } from "./scenarios/abuse.js";
 import { authors } from "./scenarios/authors.js";
 import { bigDocument } from "./scenarios/big-document.js";
 import { encryptionCost } from "./scenarios/encryption-cost.js";
@@ -33,7 +34,7 @@ import { metricsOverhead } from "./scenarios/metrics-overhead.js";
 import { openEditors } from "./scenarios/open-editors.js";
 import { restart } from "./scenarios/restart.js";
 
-const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, metricsOverhead, authors, openEditors, feedFanout, bigDocument, restart, encryptionCost];
+const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, metricsOverhead, authors, openEditors, feedFanout, bigDocument, restart, encryptionCost, abuse];
 /** The whole run stays under 15 minutes (3 in quick mode); the profiles get what is left. */
 const TOTAL_BUDGET_S = { full: 870, quick: 175 };
 

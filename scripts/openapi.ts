@@ -1,12 +1,13 @@
-// Writes the OpenAPI document the service serves (GET /api/v1/openapi.json) to a file, and the
-// client types openapi-typescript makes of it (docs/openapi.md):
-//   tsx scripts/openapi.ts [--json FILE] [--types FILE]
+// Writes the OpenAPI document the service serves (GET /api/v1/openapi.json) to a file, the client
+// types openapi-typescript makes of it, and the client hey-api makes of it (docs/openapi.md):
+//   tsx scripts/openapi.ts [--json FILE] [--types FILE] [--hey DIR]
 // It builds the app on an in-memory SQLite store with the default configuration and asks it, as
 // a client would, without listening on any port.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
+import { createClient as heyApi } from "@hey-api/openapi-ts";
 import { compose } from "../src/composition.js";
 import { defaultConfig } from "../src/config/config.js";
 import { buildApp } from "../src/http/app.js";
@@ -20,9 +21,9 @@ function write(file: string, text: string): void {
   writeFileSync(file, text);
 }
 
-const { values } = parseArgs({ options: { json: { type: "string" }, types: { type: "string" } } });
-if (values.json === undefined && values.types === undefined) {
-  process.stderr.write("usage: tsx scripts/openapi.ts [--json FILE] [--types FILE]\n");
+const { values } = parseArgs({ options: { json: { type: "string" }, types: { type: "string" }, hey: { type: "string" } } });
+if (values.json === undefined && values.types === undefined && values.hey === undefined) {
+  process.stderr.write("usage: tsx scripts/openapi.ts [--json FILE] [--types FILE] [--hey DIR]\n");
   process.exit(2);
 }
 
@@ -33,6 +34,8 @@ try {
   if (response.statusCode !== 200) throw new Error(`GET /api/v1/openapi.json answered ${response.statusCode}`);
   if (values.json !== undefined) write(values.json, `${JSON.stringify(response.json(), null, 2)}\n`);
   if (values.types !== undefined) write(values.types, TYPES_HEADER + astToString(await openapiTS(response.json<OpenAPI3>(), { silent: true })));
+  // hey-api's TypeScript types, SDK functions and fetch client, from the document alone.
+  if (values.hey !== undefined) await heyApi({ input: response.json<Record<string, unknown>>(), output: values.hey, logs: { level: "silent" } });
 } finally {
   await app.close();
   await store.close();

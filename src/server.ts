@@ -5,7 +5,7 @@ import { buildApp, REDACTED_PATHS } from "./http/app.js";
 import { systemClock } from "./service/clock.js";
 import { readIdentity } from "./identity.js";
 import { openStore } from "./storage/open-store.js";
-import { StorageInUseError } from "./storage/store.js";
+import { StorageInUseError, StorageUnusableError } from "./storage/store.js";
 import { stopOnSignals } from "./stop-on-signals.js";
 import { redactStorageUrl } from "./storage/storage-url.js";
 
@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     });
   } catch (error) {
     if (error instanceof StorageInUseError) refuse(`storage in use: ${error.message}`, 3);
+    if (error instanceof StorageUnusableError) refuse(`storage unusable: ${error.message}`, 3);
     throw error;
   }
   const composition = compose({ config, store, clock: systemClock, log: logger });

@@ -50,9 +50,21 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
   });
 
   it("reads the rate limits from their variables, 0 (off) included, and refuses a negative one", () => {
-    expect(fromEnv({ SERVICE_RATE_LIMIT_CREATES_PER_MINUTE: "0", SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "25" })().rateLimit).toEqual({
+    const env = {
+      SERVICE_RATE_LIMIT_CREATES_PER_MINUTE: "0",
+      SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "25",
+      SERVICE_RATE_LIMIT_READS_PER_SECOND: "0",
+      SERVICE_RATE_LIMIT_WAITS_PER_ADDRESS: "7",
+      SERVICE_RATE_LIMIT_TRACKER_LOGINS_PER_MINUTE: "0",
+      SERVICE_RATE_LIMIT_TRACKER_READS_PER_SECOND: "3",
+    };
+    expect(fromEnv(env)().rateLimit).toEqual({
       createsPerMinute: 0,
       writesPerSecond: 25,
+      readsPerSecond: 0,
+      waitsPerAddress: 7,
+      trackerLoginsPerMinute: 0,
+      trackerReadsPerSecond: 3,
     });
     expect(errorOf(fromEnv({ SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "-1" }))).toBe(
       'service.rate-limit.writes-per-second (SERVICE_RATE_LIMIT_WRITES_PER_SECOND): "-1" is not a whole number',
@@ -158,6 +170,18 @@ describe("loadConfig: bad values throw a ConfigError naming the key", () => {
       `config file ${section}: unknown key service.storrage (did you mean service.storage.url?)`,
     );
     expect(errorOf(() => loadConfig({ env: {}, file: top }))).toBe(`config file ${top}: unknown key port (did you mean server.port?)`);
+  });
+
+  it("applies dotted keys as the nested keys they spell, beside nested sections, and refuses a key given both ways, naming it", () => {
+    const dotted = yamlFile("server.port: 9999\nservice.tracker.api-url: https://tracker.example/api/v1\nservice:\n  feed:\n    max-wait-seconds: 30\n", "dotted.yaml");
+    const config = loadConfig({ env: {}, file: dotted });
+    expect([config.server.port, config.tracker.apiUrl, config.feed.maxWaitSeconds]).toEqual([9999, "https://tracker.example/api/v1", 30]);
+    const unknown = yamlFile("server.prot: 1\n", "unknown.yaml");
+    expect(errorOf(() => loadConfig({ env: {}, file: unknown }))).toBe(`config file ${unknown}: unknown key server.prot (did you mean server.port?)`);
+    const twice = yamlFile("server.port: 1\nserver:\n  port: 2\n", "twice.yaml");
+    expect(errorOf(() => loadConfig({ env: {}, file: twice }))).toBe(`config file ${twice}: server.port is given twice (as a dotted key and nested, or twice)`);
+    const below = yamlFile("server: 1\nserver.port: 2\n", "below.yaml");
+    expect(errorOf(() => loadConfig({ env: {}, file: below }))).toBe(`config file ${below}: server is given a value and keys below it`);
   });
 
   it("refuses a value where a section belongs and a file that is not a mapping", () => {

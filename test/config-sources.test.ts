@@ -44,14 +44,14 @@ log:
 `;
 
 const FROM_FULL_YAML: Config = {
-  server: { host: "0.0.0.0", port: 9000, trustProxy: ["10.0.0.0/8", "127.0.0.1"], shutdownTimeoutSeconds: 8 },
+  server: { host: "0.0.0.0", port: 9000, trustProxy: ["10.0.0.0/8", "127.0.0.1"], shutdownTimeoutSeconds: 8, requestTimeoutSeconds: 30 },
   storage: { url: "sqlite:/var/lib/folio/service.db" },
   tracker: { apiUrl: "https://tracker.example/api/v1", webUrl: "https://tracker.example", loginType: "normal", timeoutMs: 2500 },
   masterPassword: { hash: BCRYPT_HASH, maxFailures: 3, lockSeconds: 120 },
   feed: { maxWaitSeconds: 30 },
   history: { pauseSeconds: 60, retentionSeconds: 3600, compactionIntervalSeconds: 600 },
   documents: { maxContentBytes: 1024 },
-  rateLimit: { createsPerMinute: 0, writesPerSecond: 20 },
+  rateLimit: { createsPerMinute: 0, writesPerSecond: 20, readsPerSecond: 200, waitsPerAddress: 200, trackerLoginsPerMinute: 10, trackerReadsPerSecond: 20 },
   cors: { origins: ["https://editor.example", "http://localhost:5173"] },
   log: { level: "warn" },
   metrics: { enabled: false },
@@ -114,7 +114,7 @@ describe("loadConfig: YAML file and environment", () => {
 
     expect(config).toEqual({
       ...FROM_FULL_YAML,
-      server: { host: "0.0.0.0", port: 9100, trustProxy: ["10.0.0.0/8", "127.0.0.1"], shutdownTimeoutSeconds: 8 },
+      server: { host: "0.0.0.0", port: 9100, trustProxy: ["10.0.0.0/8", "127.0.0.1"], shutdownTimeoutSeconds: 8, requestTimeoutSeconds: 30 },
       tracker: { ...FROM_FULL_YAML.tracker, timeoutMs: 700 },
       masterPassword: { ...FROM_FULL_YAML.masterPassword, hash: ARGON2ID_HASH },
       cors: { origins: ["https://a.example", "https://b.example"] },
@@ -124,14 +124,14 @@ describe("loadConfig: YAML file and environment", () => {
   it("ignores an empty variable, so the file or the default holds", () => {
     const config = loadConfig({ env: { SERVER_PORT: "", SERVER_HOST: "" }, file: yamlFile("server:\n  port: 9000\n") });
 
-    expect(config.server).toEqual({ host: "127.0.0.1", port: 9000, trustProxy: false, shutdownTimeoutSeconds: 15 });
+    expect(config.server).toEqual({ host: "127.0.0.1", port: 9000, trustProxy: false, shutdownTimeoutSeconds: 15, requestTimeoutSeconds: 30 });
   });
 
   it("accepts the aliases HOST, PORT and DATABASE_URL", () => {
     const config = loadConfig({ env: { HOST: "::1", PORT: "3000", DATABASE_URL: "postgres://folio@db.example:5432/folio" }, file: null });
 
     expect({ server: config.server, storage: config.storage }).toEqual({
-      server: { host: "::1", port: 3000, trustProxy: false, shutdownTimeoutSeconds: 15 },
+      server: { host: "::1", port: 3000, trustProxy: false, shutdownTimeoutSeconds: 15, requestTimeoutSeconds: 30 },
       storage: { url: "postgres://folio@db.example:5432/folio" },
     });
   });

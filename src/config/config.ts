@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { Value } from "@sinclair/typebox/value";
 import { ConfigError } from "./parsers.js";
-import { findUnknownKey } from "./keys.js";
+import { expandDottedKeys, findUnknownKey } from "./keys.js";
 import { ConfigSchema, SETTINGS, variablesOf, type Config } from "./schema.js";
 
 // The schema (schema.ts) defines every key; this file only reads the file and the environment.
@@ -68,7 +68,9 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; file?: string | n
   const filePath = options.file === undefined ? (env.SERVICE_CONFIG_FILE ?? `${options.cwd ?? process.cwd()}/service.yaml`) : options.file;
   const explicitFile = options.file !== undefined || env.SERVICE_CONFIG_FILE !== undefined;
   const origin = options.file === undefined && env.SERVICE_CONFIG_FILE !== undefined ? "SERVICE_CONFIG_FILE: " : "";
-  const tree = filePath !== null && (explicitFile || existsSync(filePath)) ? readYaml(filePath, origin) : {};
+  const read = filePath !== null && (explicitFile || existsSync(filePath)) ? expandDottedKeys(readYaml(filePath, origin)) : { tree: {} };
+  if ("problem" in read) throw new ConfigError(`${origin}config file ${filePath}: ${read.problem}`);
+  const tree = read.tree;
   const unknown = filePath === null ? undefined : findUnknownKey(tree, SETTINGS.map((setting) => setting.key));
   if (unknown !== undefined) throw new ConfigError(`${origin}config file ${filePath}: ${unknown}`);
 

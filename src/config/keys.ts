@@ -1,5 +1,51 @@
 // The keys of the configuration file: what is not a known key is refused (see config.ts).
 
+type Mapping = Record<string, unknown>;
+
+const isMapping = (value: unknown): value is Mapping => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The file's mappings with dotted keys spelt out as nested ones: `server.port: 9999` is
+ * `server: {port: 9999}`, as the keys are written in the README, and may stand beside nested ones
+ * (`service.tracker.api-url` next to a `service:` section). A key given both ways, or a section
+ * given a value, returns a message naming it instead.
+ */
+export function expandDottedKeys(tree: unknown): { tree: unknown } | { problem: string } {
+  if (!isMapping(tree)) return { tree };
+  const out: Mapping = {};
+  for (const [key, value] of Object.entries(tree)) {
+    const expanded = expandDottedKeys(value);
+    if ("problem" in expanded) return expanded;
+    const problem = merge(out, key.split("."), expanded.tree, "");
+    if (problem !== undefined) return { problem };
+  }
+  return { tree: out };
+}
+
+/** Puts `value` at `path` below `node` (`prefix` names `node`), merging mappings; a message when a key is given twice. */
+function merge(node: Mapping, path: string[], value: unknown, prefix: string): string | undefined {
+  const [part = "", ...rest] = path;
+  const key = prefix === "" ? part : `${prefix}.${part}`;
+  const existing = node[part];
+  if (rest.length > 0) {
+    if (existing === undefined || existing === null) node[part] = {};
+    else if (!isMapping(existing)) return `${key} is given a value and keys below it`;
+    return merge(node[part] as Mapping, rest, value, key);
+  }
+  // An empty section (`service:`) beside dotted keys into it sets nothing.
+  if (existing === undefined || (existing === null && isMapping(value))) {
+    node[part] = value;
+    return undefined;
+  }
+  if (value === null && isMapping(existing)) return undefined;
+  if (!isMapping(existing) || !isMapping(value)) return `${key} is given twice (as a dotted key and nested, or twice)`;
+  for (const [child, childValue] of Object.entries(value)) {
+    const problem = merge(existing, [child], childValue, key);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
 /**
  * Refuses what the file holds beyond the known keys: a misspelt key would otherwise be ignored
  * silently (a misspelt password-hash key means "no password"). Returns the message (naming the key

@@ -30,6 +30,8 @@ export const ConfigSchema = Type.Object({
     trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], setting({ key: "server.trust-proxy", default: false, parse: trustProxy })),
     /** How long a stop may drain before the process exits anyway (src/stop-on-signals.ts). */
     shutdownTimeoutSeconds: Type.Integer({ ...setting({ key: "server.shutdown-timeout-seconds", default: 15 }), minimum: 1, maximum: 3600 }),
+    /** How long a request's headers and body may take to arrive (408 past it); a waiting long poll's answer is not part of it. */
+    requestTimeoutSeconds: Type.Integer({ ...setting({ key: "server.request-timeout-seconds", default: 30 }), minimum: 1, maximum: 3600 }),
   }),
   storage: Type.Object({
     url: Type.String(setting({ key: "service.storage.url", aliases: ["DATABASE_URL"], default: "sqlite:./data/service.db", parse: storageUrl })),
@@ -60,10 +62,14 @@ export const ConfigSchema = Type.Object({
   documents: Type.Object({
     maxContentBytes: Type.Integer({ ...setting({ key: "service.documents.max-content-bytes", default: 5_242_880 }), minimum: 1, maximum: 1_073_741_824 }),
   }),
-  /** Per client address and instance (src/http/rate-limits.ts); 0 turns a limit off. */
+  /** Per client address and instance (src/http/rate-limits.ts, src/http/wait-limit.ts); 0 turns a limit off. */
   rateLimit: Type.Object({
     createsPerMinute: Type.Integer({ ...setting({ key: "service.rate-limit.creates-per-minute", default: 60 }), minimum: 0, maximum: 1_000_000 }),
-    writesPerSecond: Type.Integer({ ...setting({ key: "service.rate-limit.writes-per-second", default: 1000 }), minimum: 0, maximum: 1_000_000 }),
+    writesPerSecond: Type.Integer({ ...setting({ key: "service.rate-limit.writes-per-second", default: 200 }), minimum: 0, maximum: 1_000_000 }),
+    readsPerSecond: Type.Integer({ ...setting({ key: "service.rate-limit.reads-per-second", default: 200 }), minimum: 0, maximum: 1_000_000 }),
+    waitsPerAddress: Type.Integer({ ...setting({ key: "service.rate-limit.waits-per-address", default: 200 }), minimum: 0, maximum: 1_000_000 }),
+    trackerLoginsPerMinute: Type.Integer({ ...setting({ key: "service.rate-limit.tracker-logins-per-minute", default: 10 }), minimum: 0, maximum: 1_000_000 }),
+    trackerReadsPerSecond: Type.Integer({ ...setting({ key: "service.rate-limit.tracker-reads-per-second", default: 20 }), minimum: 0, maximum: 1_000_000 }),
   }),
   cors: Type.Object({ origins: Type.Array(Type.String(), setting({ key: "service.cors.origins", default: [], parse: origins })) }),
   log: Type.Object({

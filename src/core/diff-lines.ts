@@ -11,13 +11,18 @@ export interface DiffLinesOptions {
    * edits, so a 5 MiB text that changed everywhere cannot block the caller for seconds.
    */
   readonly maxEditLength?: number;
+  /**
+   * The (N + M) · D steps the default edit-length bound aims at, instead of {@link DIFF_WORK_BUDGET}:
+   * the service, which diffs on the event loop every other request waits on, asks for less.
+   */
+  readonly workBudget?: number;
 }
 
 /** Roughly (N + M) · D for the default edit-length bound: about a tenth of a second of diffing. */
 const DIFF_WORK_BUDGET = 20_000_000;
 
-function defaultMaxEditLength(size: number): number {
-  return Math.max(64, Math.min(2000, Math.floor(DIFF_WORK_BUDGET / size)));
+function defaultMaxEditLength(size: number, budget = DIFF_WORK_BUDGET): number {
+  return Math.max(64, Math.min(2000, Math.floor(budget / size)));
 }
 
 /**
@@ -42,7 +47,7 @@ export function diffLines(before: readonly string[], after: readonly string[], o
     return out.finish();
   }
   const changes = diffArrays(oldMiddle, newMiddle, {
-    maxEditLength: options.maxEditLength ?? defaultMaxEditLength(oldMiddle.length + newMiddle.length),
+    maxEditLength: options.maxEditLength ?? defaultMaxEditLength(oldMiddle.length + newMiddle.length, options.workBudget),
   });
   if (changes === undefined) {
     out.remove(oldMiddle.length);

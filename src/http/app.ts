@@ -7,7 +7,9 @@ import { compileValidator } from "./validator.js";
 import { registerOpenApi } from "./openapi.js";
 import { closeConnectionsOnShutdown } from "./connection-closer.js";
 import { rateLimits } from "./rate-limits.js";
+import { limitConnections, limitWaits } from "./wait-limit.js";
 import { answerClientError } from "./client-error.js";
+import { documentBodyBytes, parseJsonBodies, SMALL_BODY_BYTES } from "./json-bodies.js";
 import { operationRoutes } from "./operations.js";
 import { requestIdOf } from "./request-id.js";
 import { changeRoutes } from "./routes/changes.js";
@@ -34,9 +36,6 @@ export interface AppDependencies {
 /** The headers that must never reach a log line. */
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-tracker-token"]', "req.body", "res.body"];
 
-/** Any character that is not white space: a body without one reads as no body. */
-const NOT_BLANK = /\S/;
-
 /**
  * Builds the Fastify app with every route on a composed service; it wires nothing of its own and
  * never listens (server.ts does).
@@ -51,9 +50,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // One line per request instead of two, written by src/http/operations.ts.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.server.trustProxy,
-    // JSON escaping can double the size of a text (every newline becomes two bytes); the content
-    // itself is held to max-content-bytes exactly by the service.
-    bodyLimit: config.documents.maxContentBytes * 2 + 65_536,
+    // A few KiB for every route but those that carry a document's text (src/http/json-bodies.ts).
+    bodyLimit: SMALL_BODY_BYTES,
+    // A request's headers and body must arrive within the request timeout, or Node answers it 408
+    // through answerClientError and closes the connection; a held long poll arrived long before.
+    // Node looks for late requests every connectionsCheckingInterval (30 s by default): a second,
+    // so that the timeout holds to about a second.
+    requestTimeout: config.server.requestTimeoutSeconds * 1000,
+    http: { connectionsCheckingInterval: 1000, headersTimeout: config.server.requestTimeoutSeconds * 1000 },
     genReqId: requestIdOf,
     routerOptions: { maxParamLength: 200 },
     // A request during the drain gets a problem+json 503 from src/http/connection-closer.ts instead.
@@ -66,20 +70,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // An empty JSON body reads as no body (the restore request's body is optional); anything else
-  // goes through Fastify's own parser, which drops `__proto__` and `constructor.prototype` keys
-  // like any other unknown field.
-  const parseJson = app.getDefaultJsonParser("remove", "remove");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    // Blank is checked without copying the body (a trim would copy every patch's whole body).
-    if (typeof body === "string" && !NOT_BLANK.test(body)) return done(null, null);
-    void parseJson(request, body.toString(), done);
-  });
+  parseJsonBodies(app);
   app.setValidatorCompiler(compileValidator);
   operationRoutes(app, { store, metrics });
   closeConnectionsOnShutdown(app);
-  await rateLimits(app, config.rateLimit, API_PREFIX);
+  rateLimits(app, config.rateLimit, API_PREFIX, (id) => composition.services.texts.knownLength(id));
+  limitWaits(app, config.rateLimit.waitsPerAddress);
+  limitConnections(app, config.rateLimit.waitsPerAddress, config.server.trustProxy !== false);
   // A UUID names one document however its hex digits are cased.
   // Hooks on every request take a callback rather than being async: no promise per request and hook.
   app.addHook("preHandler", (request, _reply, done) => {
@@ -127,8 +124,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     async (api) => {
       api.get("/openapi.json", { schema: { hide: true } }, () => app.swagger());
       await api.register(infoRoutes, { identity: deps.identity, tracker: config.tracker });
-      await api.register(documentRoutes, { documents, listAccess });
-      await api.register(contentRoutes, { patcher });
+      const bodyLimit = documentBodyBytes(config.documents);
+      await api.register(documentRoutes, { documents, listAccess, bodyLimit });
+      await api.register(contentRoutes, { patcher, bodyLimit });
       await api.register(changeRoutes, { feed });
       await api.register(readLinkRoutes, { readLinks: services.readLinks });
       await api.register(exportRoutes, { documents, readLinks: services.readLinks });

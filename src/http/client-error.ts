@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
 import { PROBLEM_TYPE_BASE, PROBLEMS } from "./problem-details.js";
+import { REQUEST_ID_PATTERN } from "./request-id.js";
 
 /**
  * Answers a request that Node's HTTP parser refused before Fastify saw it (a broken
@@ -18,11 +20,15 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
         : (["invalid-request", 400, `the request is not valid HTTP (${error.code ?? "unreadable"})`] as const);
   const packet = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 2048).toString("latin1") : "";
   const target = /^[A-Za-z]+ (\/\S*) HTTP\//.exec(packet)?.[1] ?? "";
+  // Every answer carries a request id (src/http/request-id.ts): the caller's, when it got that far and is sane.
+  const given = /^x-request-id:[ \t]*([^\r\n]*?)[ \t]*\r?$/im.exec(packet)?.[1];
+  const requestId = given !== undefined && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
   const body = JSON.stringify({ type: PROBLEM_TYPE_BASE + code, title: PROBLEMS[code].title, status, detail, instance: target.split("?")[0] ?? "" });
   if (socket.writable) {
     const reason = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" }[status];
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

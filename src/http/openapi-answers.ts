@@ -98,8 +98,9 @@ export const SHARED_ANSWERS = {
   },
   RateLimited: {
     status: "429",
-    description: "too many writes from this client address (service.rate-limit.*): nothing was written; retry after `Retry-After` seconds",
-    problems: [{ code: "rate-limited", detail: "too many writes from this address; retry in 1 second" }],
+    description:
+      "this client address went past a rate limit (service.rate-limit.*: reads, writes, creates, long polls held at once): nothing was written; retry after `Retry-After` seconds",
+    problems: [{ code: "rate-limited", detail: "more than 200 writes in a second from this address; retry in 1 s" }],
     retryAfter: RETRY,
   },
   HeadersTooLarge: {

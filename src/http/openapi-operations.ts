@@ -3,21 +3,21 @@ import { HEADER_REFS } from "./openapi-components.js";
 
 type Json = Record<string, unknown>;
 
-/** The methods that write; every one of them may meet the rate limit and may carry a body too large. */
+/** The methods that write; every one of them may carry a body too large. */
 const WRITES = new Set(["post", "put", "patch", "delete"]);
 
 /**
  * The answers any operation may get whatever its route says, from the one place that knows them:
  * the HTTP layer answers a request that is not valid HTTP (400), arrives too slowly (408) or has
  * too many headers (431); the error handler answers a fault (500); the store or the drain a 503;
- * every write may exceed the body limit (413) and the rate limit (429). A status the route
- * declares itself wins. Routes added later get these without a word.
+ * every request may meet a rate limit (429: reads, writes, waits); every write may exceed the body
+ * limit (413). A status the route declares itself wins. Routes added later get these without a word.
  */
 const COMMON_ANSWERS: { status: string; answer: SharedAnswerName; applies: (method: string) => boolean }[] = [
   { status: "400", answer: "InvalidRequest", applies: () => true },
   { status: "408", answer: "RequestTimeout", applies: () => true },
   { status: "413", answer: "ContentTooLarge", applies: (method) => WRITES.has(method) },
-  { status: "429", answer: "RateLimited", applies: (method) => WRITES.has(method) },
+  { status: "429", answer: "RateLimited", applies: () => true },
   { status: "431", answer: "HeadersTooLarge", applies: () => true },
   { status: "500", answer: "InternalError", applies: () => true },
   { status: "503", answer: "Unavailable", applies: () => true },

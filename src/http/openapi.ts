@@ -3,6 +3,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { finishOperations } from "./openapi-operations.js";
 import { sharedComponents } from "./openapi-components.js";
+import { PAGE_HEADERS } from "./routes/web.js";
 
 /**
  * The OpenAPI document (docs/openapi.md): @fastify/swagger builds it from the route schemas, and
@@ -26,6 +27,11 @@ export async function registerOpenApi(app: FastifyInstance, apiPrefix: string): 
       info: {
         title: "Folio document-editing service",
         version: "0.1.0",
+        // The project has chosen no open licence (package.json says UNLICENSED, npm's word for it, which
+        // the URL explains); when it chooses one, its name and URL go here (docs/openapi.md).
+        license: { name: "UNLICENSED (all rights reserved)", url: "https://docs.npmjs.com/cli/v11/configuring-npm/package-json#license" },
+        // A document served by an instance: whoever runs it answers for it.
+        contact: { name: "the operator of this Folio instance" },
         description:
           "Documents behind unguessable links, live editing by line diffs, history, a long-polling change feed and a narrow ticket-tracker proxy. " +
           "Possession of a document's UUID is the access: the document operations need no credentials. Errors are RFC 9457 problem details " +
@@ -43,7 +49,6 @@ export async function registerOpenApi(app: FastifyInstance, apiPrefix: string): 
             name: "X-Tracker-Token",
             description: "the bare tracker token from POST /tracker/auth: at most 512 printable ASCII characters, without a `Bearer ` prefix",
           },
-          bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "defined, not yet applied to any operation" },
         },
       },
       tags: [
@@ -53,10 +58,34 @@ export async function registerOpenApi(app: FastifyInstance, apiPrefix: string): 
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: `${apiPrefix}/docs` });
+  // The browsable view is a page like the editor's: the same headers (no script or style from
+  // elsewhere, no Referer, no framing). Swagger UI's online validator badge would load an image from
+  // elsewhere, so it is off.
+  await app.register(swaggerUi, {
+    routePrefix: `${apiPrefix}/docs`,
+    uiConfig: { validatorUrl: null },
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        void reply.headers(PAGE_HEADERS);
+        done();
+      },
+    },
+  });
 }
 
 type Json = Record<string, unknown>;
+
+/** Where the schemes the interface defines but no operation applies yet wait (an extension no tool reads). */
+export const PLANNED_SCHEMES = "x-planned-security-schemes";
+
+/**
+ * The interface defines a Bearer scheme (JWT) that no operation uses yet ("defined but not active").
+ * An unused entry of securitySchemes makes linters warn and generators emit dead code, so it waits
+ * under an extension until an operation applies it, and then moves to securitySchemes (docs/openapi.md).
+ */
+const PLANNED_SECURITY_SCHEMES = {
+  bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "defined by the interface, applied to no operation yet" },
+};
 
 interface OpenApiLike {
   paths?: Record<string, Record<string, Json> | undefined>;
@@ -84,7 +113,7 @@ export function finishOpenApi<T extends object>(input: T, apiPrefix: string): T 
   }
   const restore = paths[`${apiPrefix}/documents/{documentId}/restore`]?.post as { requestBody?: Json } | undefined;
   if (restore?.requestBody && "required" in restore.requestBody) restore.requestBody.required = false;
-  document.components = { ...(document.components ?? {}), schemas, ...sharedComponents() };
+  document.components = { ...(document.components ?? {}), schemas, ...sharedComponents(), [PLANNED_SCHEMES]: PLANNED_SECURITY_SCHEMES };
   return input;
 }
 

@@ -3,6 +3,7 @@ import type { NormalizedOp } from "../core/normalized-op.js";
 import type { ChangeType, Store, VersionSummary } from "../storage/store.js";
 import { documentNotFound } from "./documents.js";
 import type { HeadTexts } from "./document-text.js";
+import { opsWeight } from "./caches/head-cache.js";
 
 /** One recorded version as the feed reports it. */
 export interface ChangeEventView {
@@ -21,6 +22,14 @@ export interface ChangeFeedView {
   content?: string;
   events: ChangeEventView[];
 }
+
+/**
+ * How much of the versions' ops a feed answer composes at most (the UTF-8 bytes of their stored JSON,
+ * or the characters of the ops held in memory): past it the answer is the full text instead, as for
+ * a compacted `since`. Composing costs time in the size of the ops, and a few versions that each
+ * rewrite a big document would stall every other request (docs/api.md, "Bounds").
+ */
+export const FEED_COMPOSE_BYTES = 1024 * 1024;
 
 /**
  * One read of the store for the feed: the head row, then the versions after `since` from the
@@ -48,19 +57,29 @@ export class ChangesSince {
     if (since > head.version) return fullText([]);
 
     // The versions since `since` (and `since` itself, for its compaction) from memory when the
-    // writer's cache holds this head; from the store otherwise.
+    // writer's cache holds this head; from the store otherwise, weighed before their ops are read.
     const inMemory = texts.recentVersions(head, Math.max(0, since - 1));
-    const records = inMemory ? inMemory.filter((record) => record.version > since) : await store.reads(id).versions(since, head.version);
-    const events = records.map(eventOf);
-    if (since === 0) return fullText(events);
-    const sinceRecord = inMemory ? inMemory[0] : await store.reads(id).version(since);
-    if (!sinceRecord || sinceRecord.ops === null || records.some((record) => record.ops === null)) return fullText(events);
-    const ops = composeChain(records.map((record) => record.ops ?? []));
-    return { fromVersion: since, currentVersion: head.version, ops, events };
+    if (inMemory) {
+      const records = inMemory.filter((record) => record.version > since);
+      const events = records.map(eventOf);
+      const composable = since > 0 && inMemory[0]?.ops != null && records.every((record) => record.ops !== null);
+      if (!composable || records.reduce((sum, record) => sum + opsWeight(record.ops ?? []), 0) > FEED_COMPOSE_BYTES) return fullText(events);
+      return { fromVersion: since, currentVersion: head.version, ops: composeChain(records.map((record) => record.ops ?? [])), events };
+    }
+    const reads = store.reads(id);
+    const heads = await reads.versionHeads(Math.max(0, since - 1), head.version);
+    const after = heads.filter((version) => version.version > since);
+    const events = after.map(eventOf);
+    const composable = since > 0 && heads[0]?.version === since && heads.every((version) => version.opsBytes !== null);
+    if (!composable || after.reduce((sum, version) => sum + (version.opsBytes ?? 0), 0) > FEED_COMPOSE_BYTES) return fullText(events);
+    const records = await reads.versions(since, head.version);
+    // Compacted between the two reads: no exact diff any more.
+    if (records.length !== after.length || records.some((record) => record.ops === null)) return fullText(events);
+    return { fromVersion: since, currentVersion: head.version, ops: composeChain(records.map((record) => record.ops ?? [])), events };
   }
 }
 
-function eventOf(record: VersionSummary): ChangeEventView {
+function eventOf(record: Pick<VersionSummary, "version" | "changeType" | "clientId" | "displayName" | "title">): ChangeEventView {
   const event: ChangeEventView = { version: record.version, changeType: record.changeType };
   if (record.clientId !== undefined) event.clientId = record.clientId;
   if (record.displayName !== undefined) event.displayName = record.displayName;

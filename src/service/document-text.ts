@@ -48,6 +48,11 @@ export class HeadTexts {
     this.policy = options.policy;
   }
 
+  /** The length of the newest text the cache holds for `id` (of any version), without a read. */
+  knownLength(id: string): number | undefined {
+    return this.cache.textLength(id);
+  }
+
   /** The exact newest text, from the cache when it holds this version. */
   async headText(head: DocumentRecord): Promise<string> {
     const cached = this.cache.get(head.id, head.version);

@@ -8,6 +8,14 @@ import { rebuildText, type HeadTexts } from "./document-text.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
 
+/**
+ * How hard the service looks for the smallest diff of a whole-text change (PUT, restore, rollback):
+ * about a tenth of the client's budget, some tens of milliseconds at most, since it runs on the
+ * event loop every other request waits on. Past it the changed middle is one replace: still exact,
+ * only coarser (docs/api.md, "Bounds").
+ */
+const WHOLE_TEXT_DIFF = { workBudget: 2_000_000 };
+
 /** A document as the interface shows it. Times are epoch milliseconds. */
 export interface DocumentView {
   id: string;
@@ -28,6 +36,18 @@ export interface HistoryEntryView {
   timestamp: number;
   clientId?: string;
   displayName?: string;
+}
+
+/**
+ * A document's history at one version, read in parts when asked, so that a caller that kept the
+ * milestones it saw (they never change; new ones only come after them) reads only the new ones.
+ */
+export interface HistoryAt {
+  version: number;
+  /** The milestones after version `after` (at most `limit` of them), up to this version, oldest first. */
+  milestonesAfter(after: number, limit?: number): Promise<HistoryEntryView[]>;
+  /** The entry of this version, shown after the milestones when they do not end with it (the newest state). */
+  newest(): Promise<HistoryEntryView | undefined>;
 }
 
 export interface DocumentServiceOptions {
@@ -83,7 +103,7 @@ export class DocumentService {
       if (input.expectedVersion !== undefined && input.expectedVersion !== head.version) {
         throw new ServiceError("version-conflict", `expectedVersion ${input.expectedVersion} is not the current version ${head.version}`);
       }
-      const ops = diffLines(await doc.lines(), lines);
+      const ops = diffLines(await doc.lines(), lines, WHOLE_TEXT_DIFF);
       await doc.commit({ changeType: "UPDATED", milestone: true, title, lines, text: input.content, ops, deleted: false, keepsPrevious: true });
       return view(doc, input.content);
     });
@@ -111,7 +131,7 @@ export class DocumentService {
         const record = await doc.version(target);
         const text = record && (await rebuildText(doc, target));
         if (!record || !text) throw new ServiceError("not-found", `version ${target} of document ${id} was compacted`);
-        const ops = diffLines(await doc.lines(), text.lines);
+        const ops = diffLines(await doc.lines(), text.lines, WHOLE_TEXT_DIFF);
         const changeType = head.deleted ? "RESTORED" : "ROLLED_BACK";
         await doc.commit({ changeType, milestone: true, title: record.title, lines: text.lines, text: text.text, ops, deleted: false, keepsPrevious: true });
         return view(doc, text.text);
@@ -132,17 +152,24 @@ export class DocumentService {
     });
   }
 
-  /** The milestones oldest first, plus the newest state when it is not one; deleted documents included. */
-  async history(id: string): Promise<HistoryEntryView[]> {
+  /**
+   * The history as of the head now (the milestones oldest first, plus the newest state when it is
+   * not one; deleted documents included): its version at once, its parts when asked.
+   */
+  async history(id: string): Promise<HistoryAt> {
     const head = await this.store.reads(id).document();
     if (!head) throw documentNotFound(id);
-    const milestones = await this.store.reads(id).milestones();
-    const entries = milestones.map((record) => historyEntry(record, record.text ?? ""));
-    if (milestones.at(-1)?.version !== head.version) {
-      const record = await this.store.reads(id).version(head.version);
-      if (record) entries.push(historyEntry(record, await this.headText(head)));
-    }
-    return entries;
+    const reads = this.store.reads(id);
+    return {
+      version: head.version,
+      // A version committed since the head was read is left out: the answer is the head's.
+      milestonesAfter: async (after, limit) =>
+        (await reads.milestones(after, limit)).filter((record) => record.version <= head.version).map((record) => historyEntry(record, record.text ?? "")),
+      newest: async () => {
+        const record = this.texts.recentVersions(head, head.version - 1)?.[0] ?? (await reads.version(head.version));
+        return record === undefined ? undefined : historyEntry(record, await this.headText(head));
+      },
+    };
   }
 
   /**
@@ -205,7 +232,7 @@ function view(doc: WorkingDocument, content: string): DocumentView {
   return { ...summary(head), content };
 }
 
-function historyEntry(record: VersionRecord, content: string): HistoryEntryView {
+function historyEntry(record: Omit<VersionRecord, "ops" | "text">, content: string): HistoryEntryView {
   const entry: HistoryEntryView = {
     documentId: record.documentId,
     version: record.version,

@@ -16,6 +16,15 @@ import type { PatchResult, ServiceEvents } from "./observer.js";
 import { ServiceError } from "./service-error.js";
 import type { WorkingDocument } from "./working-document.js";
 
+/**
+ * How much of the versions' ops since a stale base a patch is rebased over at most (the UTF-8 bytes
+ * of their stored JSON, or the characters of the ops held in memory): past it, 422 `rebase-too-large`
+ * before anything is composed. Composing and rebasing cost time in the size of those ops, and a
+ * stale patch over a few versions that each rewrote a big document stalled every other request
+ * for seconds (docs/api.md, "Bounds"). The client reloads, as after any 422.
+ */
+export const REBASE_BYTES = 1024 * 1024;
+
 /** A content patch as the client sends it: the request schema's type (the body is already shape-checked by it). */
 export type ContentPatch = Static<typeof ContentPatchRequest>;
 
@@ -66,6 +75,12 @@ export class ContentPatcher {
       if (!head || head.deleted) throw documentNotFound(id);
       const baseCreatedAt = await checkBase(doc, head, patch);
 
+      if (patch.baseVersion !== head.version && (await doc.opsSizeAfter(patch.baseVersion)) > REBASE_BYTES) {
+        throw new ServiceError(
+          "rebase-too-large",
+          `the versions since base ${patch.baseVersion} change more than ${REBASE_BYTES} bytes of ops; reload the document and send the change on its current version`,
+        );
+      }
       const foreign = patch.baseVersion === head.version ? [] : await doc.foreignOps.since(patch.baseVersion, head.version, doc);
       let ops = submitted;
       let opsSinceBase = foreign;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Store } from "../storage/store.js";
 import type { ChangeFeed, ChangeFeedView, Departure } from "./change-feed.js";
 import type { Clock } from "./clock.js";
-import { documentNotFound, type DocumentService, type DocumentView, type HistoryEntryView } from "./documents.js";
+import { documentNotFound, type DocumentService, type DocumentView, type HistoryAt, type HistoryEntryView } from "./documents.js";
 import { ServiceError } from "./service-error.js";
 
 /** A document as a read-only link shows it: its own id replaced by the read id. */
@@ -57,10 +57,18 @@ export class ReadLinks {
   }
 
   /** The document's history (deleted documents included), each entry's `documentId` the read id. */
-  async history(readId: string): Promise<HistoryEntryView[]> {
+  async history(readId: string): Promise<HistoryAt> {
     const documentId = await this.documentOf(readId);
-    const entries = await this.hidingId(readId, documentId, () => this.options.documents.history(documentId));
-    return entries.map((entry) => ({ ...entry, documentId: readId }));
+    const history = await this.hidingId(readId, documentId, () => this.options.documents.history(documentId));
+    const asRead = (entry: HistoryEntryView): HistoryEntryView => ({ ...entry, documentId: readId });
+    return {
+      version: history.version,
+      milestonesAfter: async (after, limit) => (await this.hidingId(readId, documentId, () => history.milestonesAfter(after, limit))).map(asRead),
+      newest: async () => {
+        const newest = await this.hidingId(readId, documentId, () => history.newest());
+        return newest && asRead(newest);
+      },
+    };
   }
 
   /** The document's title and text, or a version's, for an export; 404 while the document is deleted. */

@@ -71,6 +71,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     events,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });
+  const listAccess = new ListAccess({ store, clock, config: config.masterPassword, events });
   return {
     documents,
     writer,
@@ -82,7 +83,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     patcher: new ContentPatcher({ writer, clock, contentLimit, events }),
     feed,
     readLinks: new ReadLinks({ store, documents, feed, clock }),
-    listAccess: new ListAccess({ store, clock, config: config.masterPassword, events }),
+    listAccess,
     start: () => compactor.start(),
     quiesce: () => {
       hub.close();
@@ -90,6 +91,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     },
     close: async () => {
       await compactor.stop();
+      await listAccess.close();
       // Queued writes finish, so nothing acknowledged is lost at shutdown.
       await writer.idle();
     },

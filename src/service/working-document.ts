@@ -3,7 +3,7 @@ import { checksumOf, type Sha256Hex } from "../core/checksum.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
 import { receiptKeyString, type ChangeType, type DocumentRecord, type DocumentTransaction, type PatchReceipt, type ReceiptKey, type VersionRecord, type VersionSummary } from "../storage/store.js";
 import type { HistoryPolicy } from "./history-policy.js";
-import { RECENT_VERSIONS, recentAfter, recentAt, summaryWeight, type CachedHead } from "./caches/head-cache.js";
+import { RECENT_VERSIONS, opsWeight, recentAfter, recentAt, summaryWeight, type CachedHead } from "./caches/head-cache.js";
 import { rebuildText, type TextSource } from "./document-text.js";
 import { ForeignOps } from "./caches/foreign-ops.js";
 
@@ -107,6 +107,20 @@ export class WorkingDocument implements TextSource {
     if (inMemory) return inMemory;
     const committed = after < this.committedHead ? await this.tx.versions(after, this.committedHead) : [];
     return [...committed, ...this.staged.filter((record) => record.version > after)];
+  }
+
+  /**
+   * The size of the ops of the versions in `(after, head]`, committed and decided in this batch: the
+   * characters of those held in memory, else the UTF-8 bytes of their stored JSON, weighed without
+   * reading them (a compacted version weighs nothing; the caller checked its base's are kept).
+   */
+  async opsSizeAfter(after: number): Promise<number> {
+    const inMemory = this.current && recentAfter(this.current, after, this.policy.cutoff());
+    const staged = this.staged.filter((record) => record.version > after);
+    const stagedSize = staged.reduce((sum, record) => sum + opsWeight(record.ops ?? []), 0);
+    if (inMemory) return inMemory.reduce((sum, record) => sum + opsWeight(record.ops ?? []), 0);
+    const committed = after < this.committedHead ? await this.tx.versionHeads(after, this.committedHead) : [];
+    return committed.reduce((sum, version) => sum + (version.opsBytes ?? 0), stagedSize);
   }
 
   /** Versions in `(after, upTo]`, committed and decided in this batch (a {@link TextSource}). */

@@ -22,6 +22,11 @@ export class StorageInUseError extends Error {
   override readonly name = "StorageInUseError";
 }
 
+/** The store's files cannot be created, read or written by this process; the message names the path and the user. */
+export class StorageUnusableError extends Error {
+  override readonly name = "StorageUnusableError";
+}
+
 import type { ChangeType } from "../core/change-types.js";
 
 /** The kinds of change a version records (the list is in core/change-types.ts). */
@@ -61,6 +66,18 @@ export interface VersionRecord {
 
 /** A version without its full text: what range reads return (the feed and text rebuilds need only ops). */
 export type VersionSummary = Omit<VersionRecord, "text">;
+
+/**
+ * A version without its ops or text, with the size of its stored ops: what a read needs to weigh
+ * the versions it would compose before it reads them, and the feed's events.
+ */
+export type VersionHead = Omit<VersionRecord, "ops" | "text"> & {
+  /** The UTF-8 bytes of the version's stored ops (their JSON); `null` once compacted. */
+  opsBytes: number | null;
+};
+
+/** A milestone without its ops: what the history shows (a whole text's ops are as large as the text). */
+export type MilestoneRecord = Omit<VersionRecord, "ops">;
 
 /** The latest full text of a document kept beside the ops, so the head is rebuilt from a few ops. */
 export interface Snapshot {
@@ -118,6 +135,12 @@ export interface ListLockState {
   lockedUntil: number;
 }
 
+/** The list lock's state after {@link Store.recordListFailure}, and whether that failure was counted. */
+export interface ListFailureState extends ListLockState {
+  /** False when the list was locked already: nothing changed. */
+  counted: boolean;
+}
+
 /** What one compaction run removed. */
 export interface CompactionResult {
   /** Sync versions whose ops were dropped. */
@@ -140,10 +163,12 @@ export interface DocumentReads {
   snapshot(): Promise<Snapshot | undefined>;
   /** Versions in `(after, upTo]`, oldest first, without their texts. */
   versions(after: number, upTo: number): Promise<VersionSummary[]>;
+  /** Versions in `(after, upTo]`, oldest first, without their ops and texts but with the ops' size. */
+  versionHeads(after: number, upTo: number): Promise<VersionHead[]>;
   /** One version, or `undefined`. */
   version(version: number): Promise<VersionRecord | undefined>;
-  /** Every milestone, oldest first. */
-  milestones(): Promise<VersionRecord[]>;
+  /** The milestones after version `after` (every one by default; at most `limit`), oldest first, without their ops. */
+  milestones(after?: number, limit?: number): Promise<MilestoneRecord[]>;
   /** The newest full text at or before `version` (a milestone's text or the snapshot). */
   fullTextAtOrBefore(version: number): Promise<Snapshot | undefined>;
   /** The receipt of an accepted patch, or `undefined`. */
@@ -233,13 +258,17 @@ export interface Store {
   /** The list lock's state. */
   getListLock(): Promise<ListLockState>;
   /**
-   * Counts one failed attempt, atomically across instances: no effect while locked (`lockedUntil > now`);
-   * otherwise the count grows, and on reaching `maxFailures` the list locks until `now + lockMs`
-   * and the count restarts at 0. Returns the new state.
+   * Counts one failed attempt, atomically across instances: no effect while locked (`lockedUntil > now`,
+   * `counted: false`); otherwise the count grows, and on reaching `maxFailures` the list locks until
+   * `now + lockMs` and the count restarts at 0. Returns the new state. The service counts an attempt
+   * before it compares its password (a reservation), so parallel attempts never pass the limit.
    */
-  recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState>;
-  /** A successful attempt: the count restarts at 0. */
-  resetListFailures(): Promise<void>;
+  recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListFailureState>;
+  /**
+   * A successful attempt: the count restarts at 0. When `releasing` is the lock's end, the lock is
+   * lifted too: the success's own reservation set it (any other lock holds).
+   */
+  resetListFailures(releasing?: number): Promise<void>;
 
   /** The documents' read-only links (src/storage/read-links.ts): outside every document's history. */
   readonly readLinks: ReadLinkStore;

@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CI_IS_SET } from "../support/ci.js";
 import { REPO_ROOT, startCommand, type LogLine, type ServerProcess } from "../support/server-process.js";
@@ -22,6 +25,9 @@ if (missing !== undefined && (!CI_IS_SET || skippedByCi)) {
 const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;
 const IMAGE = `localhost/folio-image-test:${suffix}`;
 const CONTAINER = `folio-image-test-${suffix}`;
+/** The container (and its volume) of the run under an arbitrary user id. */
+const ANY_USER = `folio-image-test-uid-${suffix}`;
+let bindMount: string | undefined;
 
 const isListening = (since: number) => (line: LogLine) => line.msg.startsWith("listening on ") && Number(line.time) >= since;
 
@@ -42,7 +48,10 @@ describe.skipIf(missing !== undefined && (!CI_IS_SET || skippedByCi))("the conta
   afterAll(() => {
     attached?.kill();
     podmanSync(["rm", "--force", "--volumes", "--time", "0", CONTAINER]);
+    podmanSync(["rm", "--force", "--volumes", "--time", "0", ANY_USER]);
+    podmanSync(["volume", "rm", "--force", ANY_USER]);
     podmanSync(["rmi", "--force", IMAGE]);
+    if (bindMount !== undefined) rmSync(bindMount, { recursive: true, force: true });
   }, STEP_MS);
 
   it("holds every runtime dependency and is a non-root image that runs node itself, with a health check and SIGTERM as its stop signal", () => {
@@ -109,7 +118,48 @@ describe.skipIf(missing !== undefined && (!CI_IS_SET || skippedByCi))("the conta
     expect((await podman(["stop", "--time", "20", CONTAINER], STEP_MS)).code).toBe(0);
     expect(await attached.waitForExit(STEP_MS)).toEqual({ code: 0, signal: null });
   }, 6 * STEP_MS);
+
+  it("runs under any user id with group 0 (--user 12345:0): serves, writes its files 0600, keeps them across a restart, and names a /data it cannot write", async () => {
+    let since = Date.now();
+    const args = ["run", "--name", ANY_USER, "--user", "12345:0", "--publish", "127.0.0.1::8080", "--volume", `${ANY_USER}:/data`, IMAGE];
+    attached = startCommand("podman", args, PODMAN_ENV, REPO_ROOT);
+    await attached.waitForLine(isListening(since), STEP_MS);
+    const base = `http://${podmanSync(["port", ANY_USER, "8080/tcp"]).stdout.trim()}`;
+    const created = await fetch(`${base}/api/v1/documents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "Any user", content: "kept" }) });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const files = ["folio.db", "folio.db-shm", "folio.db-wal", "folio.db.lock"].map((file) => [file, "600"]);
+    expect(JSON.parse(podmanSync(["exec", ANY_USER, "node", "-e", MODES]).stdout)).toEqual({ uid: 12345, gid: 0, data: files });
+    expect((await podman(["stop", "--time", "20", ANY_USER], STEP_MS)).code).toBe(0);
+    expect(await attached.waitForExit(STEP_MS)).toEqual({ code: 0, signal: null });
+
+    since = Date.now();
+    attached = startCommand("podman", ["start", "--attach", ANY_USER], PODMAN_ENV, REPO_ROOT);
+    await attached.waitForLine(isListening(since), STEP_MS);
+    const again = `http://${podmanSync(["port", ANY_USER, "8080/tcp"]).stdout.trim()}`;
+    const kept = await fetch(`${again}/api/v1/documents/${id}`);
+    expect({ status: kept.status, content: ((await kept.json()) as { content: string }).content }).toEqual({ status: 200, content: "kept" });
+    expect((await podman(["stop", "--time", "20", ANY_USER], STEP_MS)).code).toBe(0);
+    expect(await attached.waitForExit(STEP_MS)).toEqual({ code: 0, signal: null });
+
+    // A bind mount the user cannot write (root's, 0700): one line that names the path and the user, exit code 3.
+    bindMount = mkdtempSync(join(tmpdir(), "folio-root-data-"));
+    const refused = await podman(["run", "--rm", "--user", "12345:0", "--volume", `${bindMount}:/data`, IMAGE], STEP_MS);
+    expect({ code: refused.code, line: refused.stderr.split("\n").find((line) => line.startsWith("storage unusable:")) }).toEqual({
+      code: 3,
+      line: "storage unusable: cannot create files in the directory /data as user 12345 (group 0): EACCES; give that user (or its group, with write permission) the directory, or point service.storage.url elsewhere",
+    });
+  }, 6 * STEP_MS);
 });
+
+/** Run inside the container: who the service runs as, and the modes of what it wrote to /data. */
+const MODES = `
+const fs = require("node:fs");
+console.log(JSON.stringify({
+  uid: process.getuid(),
+  gid: process.getgid(),
+  data: fs.readdirSync("/data").sort().map((file) => [file, (fs.statSync("/data/" + file).mode & 0o777).toString(8)]),
+}));`;
 
 /** Run inside the container: who the service runs as, what it wrote to /data, and what the image leaves out. */
 const INSIDE = `

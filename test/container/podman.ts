@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 // Podman for the container test (docs/container.md): what it needs from the machine, and the calls.
 
 /** The base the Containerfile's NODE_IMAGE is set to: the local stand-in that scripts/container/local-node-base.sh builds. */
-export const BASE_IMAGE = process.env.FOLIO_CONTAINER_BASE ?? "localhost/node:20-bookworm-slim";
+export const BASE_IMAGE = process.env.FOLIO_CONTAINER_BASE ?? "localhost/node:24-bookworm-slim";
 
 /** Written by scripts/container/local-node-base.sh: runc, and ulimits no higher than this host's. */
 const LOCAL_CONF = "/var/tmp/local-node-base/containers.conf";

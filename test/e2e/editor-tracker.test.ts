@@ -42,15 +42,23 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     }
   });
 
-  it("says on an encrypted document that a ticket made from a line gets its words in plain text", async () => {
+  it("on an encrypted document, sends nothing of the text to the tracker until the person agrees, then says that a ticket gets the line's words in plain text", async () => {
     const key = generateDocumentKey();
     const { id } = await createEncryptedDocument(createClient({ baseUrl: w.service.url }), { title: "Secret sprint", content: "Sprint &tracker.alice-folio\n  [ ] Sign-up form" }, key);
     const context = await w.context({ viewport: { width: 1100, height: 720 } });
     await context.addInitScript(`if (location.protocol === "http:") sessionStorage.setItem("folio.trackerSession", ${JSON.stringify(JSON.stringify({ authToken: w.tracker!.token, username: "alice", userId: w.tracker!.alice.id }))})`);
     const tab = await context.newPage();
+    const before = w.fake!.requests.length;
     await tab.goto(`${w.service.url}/d/${id}#key=${key}`);
     await tab.locator('.cm-content[contenteditable="true"]').waitFor({ timeout: 10_000 });
     await cursorAt(tab, 1, "End");
+    await expect.poll(() => tab.locator(".tracker .warning").textContent()).toEqual(
+      "This document is encrypted, but the tracker is not: to show and create tickets, the panel sends the project name (&tracker.<slug>), the ticket numbers of its lines and a new ticket's words to this service and to the tracker in plain text.",
+    );
+    // The badges would have asked for the linked tickets by now (the editor is up, the cursor settled).
+    await tab.waitForTimeout(500);
+    expect(w.fake!.requests.length).toBe(before);
+    await tab.getByRole("button", { name: "Use the tracker on this page anyway" }).click();
     await expect.poll(() => tab.locator(".tracker-body q").textContent()).toEqual("Sign-up form");
     expect(await tab.locator(".tracker .warning").textContent()).toEqual("This document is encrypted, but the tracker is not: a ticket gets the line's words in plain text.");
     expect(await tab.getByRole("button", { name: "Create story" }).isEnabled()).toEqual(true);

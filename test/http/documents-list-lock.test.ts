@@ -1,9 +1,7 @@
-import { describe, it } from "vitest";
-import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import type { Store } from "../../src/storage/store.js";
-import { ManualClock } from "../support/manual-clock.js";
-import { expectJson } from "../support/http-expect.js";
-import { BCRYPT_HASH, expectLocked, expectUnauthorized, failTimes, list, listAppPerTest, right, wrong } from "../support/document-list.js";
+import bcrypt from "bcryptjs";
+import { describe, expect, it } from "vitest";
+import { BASIC_CHALLENGE, basicAuth, expectJson, expectProblemRetryAfter } from "../support/http-expect.js";
+import { BCRYPT_HASH, LIST, NO_CREDENTIALS, PASSWORD, expectLocked, expectUnauthorized, failTimes, list, listAppPerTest, right, wrong } from "../support/document-list.js";
 
 /* GET /documents: the global lock after max-failures failed attempts, also when attempts run in parallel. The list and the password: documents-list.test.ts. */
 
@@ -34,6 +32,8 @@ describe("GET /documents: the global lock", () => {
 
     expectLocked(await list(app), 60);
     expectLocked(await list(app, wrong), 60);
+    // HEAD too: the lock is for everybody.
+    expect((await app.app.inject({ method: "HEAD", url: LIST })).statusCode).toBe(429);
   });
 
   it("does not extend the lock for failures during it", async () => {
@@ -97,44 +97,59 @@ describe("GET /documents: the global lock", () => {
   });
 });
 
+describe("GET /documents: only attempts count", () => {
+  it("never counts a request without Basic credentials, with another scheme, a malformed one, or a HEAD, however many come", async () => {
+    const app = await appWith(BCRYPT_HASH);
+    const noAttempts = [undefined, "Bearer abc.def.ghi", "Basic !!!", "Digest username=admin"];
+    for (let round = 0; round < 10; round++) {
+      for (const authorization of noAttempts) expectUnauthorized(await list(app, authorization), NO_CREDENTIALS);
+      const head = await app.app.inject({ method: "HEAD", url: LIST, headers: { authorization: right } });
+      expect([head.statusCode, head.headers["www-authenticate"]]).toEqual([401, BASIC_CHALLENGE]);
+    }
+    expect(await app.store.getListLock()).toEqual({ failures: 0, lockedUntil: 0 });
+    expectJson(await list(app, right), 200, []);
+  });
+});
+
 describe("GET /documents: attempts in parallel", () => {
-  /**
-   * A store on which the list gets locked right after the first read of the lock, as if attempts
-   * running in parallel (here or on another instance) reached the limit while this one's hash
-   * comparison was still under way.
-   */
-  function storeLockedAfterFirstRead(clock: ManualClock): Store {
-    const inner = SqliteStore.open(":memory:");
-    let armed = true;
-    return new Proxy(inner, {
-      get(target, property) {
-        if (property === "getListLock") {
-          return async () => {
-            const state = await target.getListLock();
-            if (armed) {
-              armed = false;
-              await target.recordListFailure(clock.now(), 1, 60_000);
-            }
-            return state;
-          };
-        }
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  }
-
-  it("refuses the right password with 429 when the list got locked while its hash was compared", async () => {
-    const clock = new ManualClock();
-    const app = await appWith(BCRYPT_HASH, storeLockedAfterFirstRead(clock), clock);
-
+  it("compares at most max-failures of many parallel guesses and refuses the rest unchecked: the right one among them is refused too", async () => {
+    const app = await appWith(BCRYPT_HASH);
+    // Two comparisons run at once; the others are refused at once (list-busy) or find the lock.
+    const guesses = Array.from({ length: 20 }, (_, index) => (index === 9 ? right : basicAuth("admin", `guess ${index}`)));
+    const answers = await Promise.all(guesses.map((authorization) => list(app, authorization)));
+    const kinds = answers.map((answer) => (answer.statusCode === 429 ? answer.json<{ type: string }>().type.replace("urn:folio:problem:", "") : String(answer.statusCode)));
+    expect(kinds.filter((kind) => kind === "401").length).toBeLessThanOrEqual(3);
+    expect(kinds.every((kind) => ["401", "list-busy", "list-locked"].includes(kind))).toBe(true);
+    expect(answers[9]?.statusCode).not.toBe(200);
+    // Sequential guesses meet the limit at max-failures, with the lock's full time.
+    for (let attempt = (await app.store.getListLock()).failures; attempt < 3; attempt++) expectUnauthorized(await list(app, wrong));
     expectLocked(await list(app, right), 60);
   });
 
-  it("answers a wrong password with 429 too when the list got locked while its hash was compared", async () => {
-    const clock = new ManualClock();
-    const app = await appWith(BCRYPT_HASH, storeLockedAfterFirstRead(clock), clock);
+  it("answers list-busy, 429 with Retry-After 1, when every comparison slot is taken, and counts nothing for it", async () => {
+    const app = await appWith(BCRYPT_HASH);
+    const slots = [app.services.listAccess["checks"].take(), app.services.listAccess["checks"].take()];
+    const busy = await list(app, right);
+    expectProblemRetryAfter(busy, { status: 429, code: "list-busy", title: "Password checks busy", detail: "too many password checks under way; try again in 1 s", instance: LIST }, 1);
+    expect(await app.store.getListLock()).toEqual({ failures: 0, lockedUntil: 0 });
+    for (const slot of slots) slot?.release();
+    expectJson(await list(app, right), 200, []);
+  });
 
-    expectLocked(await list(app, wrong), 60);
+  it("lets the right password in when its own reservation was the one that locked the list, and lifts that lock", async () => {
+    const app = await appWith(BCRYPT_HASH);
+    await failTimes(app, 2);
+    expectJson(await list(app, right), 200, []);
+    expect(await app.store.getListLock()).toEqual({ failures: 0, lockedUntil: 0 });
+    await failTimes(app, 3);
+    expectLocked(await list(app, right), 60);
+  });
+
+  it("runs bcrypt off the event loop: the main thread stays idle while a slow hash is compared", async () => {
+    const app = await appWith(bcrypt.hashSync(PASSWORD, 11));
+    const before = performance.eventLoopUtilization();
+    expectJson(await list(app, right), 200, []);
+    const during = performance.eventLoopUtilization(before);
+    expect(during.utilization).toBeLessThan(0.5);
   });
 });

@@ -2,7 +2,7 @@ import bcrypt from "bcryptjs";
 import { hash as argon2Hash } from "@node-rs/argon2";
 import { beforeAll, describe, expect, it } from "vitest";
 import { T0, at, basicAuth, createDocument, expectJson } from "../support/http-expect.js";
-import { BCRYPT_HASH, LIST, PASSWORD, expectUnauthorized, list, listAppPerTest, right, wrong } from "../support/document-list.js";
+import { BCRYPT_HASH, LIST, NO_CREDENTIALS, PASSWORD, expectUnauthorized, list, listAppPerTest, right, wrong } from "../support/document-list.js";
 
 /* GET /documents: the list and the master password that guards it. Its lock after failures: documents-list-lock.test.ts. */
 
@@ -104,7 +104,7 @@ describe("GET /documents: the master password", () => {
   it("answers 401 without credentials", async () => {
     const app = await appWith(BCRYPT_HASH);
 
-    expectUnauthorized(await list(app));
+    expectUnauthorized(await list(app), NO_CREDENTIALS);
   });
 
   it.each([
@@ -115,7 +115,7 @@ describe("GET /documents: the master password", () => {
   ])("answers 401 for a malformed Authorization header: %s", async (_name, authorization) => {
     const app = await appWith(BCRYPT_HASH);
 
-    expectUnauthorized(await list(app, authorization));
+    expectUnauthorized(await list(app, authorization), NO_CREDENTIALS);
   });
 
   it("locks the list for everybody when no hash is configured, even for a password", async () => {

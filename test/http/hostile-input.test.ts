@@ -9,6 +9,7 @@ import { buildTestApp, TEST_STORE_KIND, type TestApp } from "../support/test-app
 import { PROBLEM_TYPE, checksum, createDocument, invalid, UNKNOWN_ID, type ExpectedProblem } from "../support/http-expect.js";
 import { insert, patchContent } from "../support/content-patch.js";
 import { OpenApiConformance, type OpenApiDocument } from "../support/openapi-conformance.js";
+import { documentBodyBytes } from "../../src/http/json-bodies.js";
 
 // The service's own hostile-input suite, on the store of the vitest project (SQLite or
 // PostgreSQL): several hundred malformed requests over every endpoint, as raw bytes over loopback
@@ -64,7 +65,7 @@ beforeAll(async () => {
     bystanders.push(id);
   }
   const victim = await createDocument(t.app, { title: "Victim", content: "v" });
-  targets = { victim: victim.id, bystanders, unknown: UNKNOWN_ID, maxBodyBytes: t.app.initialConfig.bodyLimit ?? 0 };
+  targets = { victim: victim.id, bystanders, unknown: UNKNOWN_ID, maxBodyBytes: documentBodyBytes({ maxContentBytes: 16_384 }) };
 });
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp, type TestAppOptions } from "../support/test-app.js";
 import { JSON_TYPE, expectJson } from "../support/http-expect.js";
+import { PAGE_HEADERS } from "../../src/http/routes/web.js";
 
 let t: TestApp | undefined;
 
@@ -98,12 +99,12 @@ const DOCUMENT = "/api/v1/documents/{documentId}";
 
 /**
  * path + method → the statuses the interface lists, plus what every request may get (400 for a
- * request that is not valid HTTP, 408, 431, 500 and 503) and every write (413, 429: the rate limit).
+ * request that is not valid HTTP, 408, 429: a rate limit, 431, 500 and 503) and every write (413).
  */
-const ANY = ["400", "408", "431", "500", "503"];
-const WRITE = [...ANY, "413", "429"];
+const ANY = ["400", "408", "429", "431", "500", "503"];
+const WRITE = [...ANY, "413"];
 const STATUSES: [string, string, string[]][] = [
-  ["get", "/api/v1/documents", [...ANY, "200", "401", "429"]],
+  ["get", "/api/v1/documents", [...ANY, "200", "401"]],
   ["post", "/api/v1/documents", [...WRITE, "201"]],
   ["get", DOCUMENT, [...ANY, "200", "404"]],
   ["put", DOCUMENT, [...WRITE, "200", "404", "409"]],
@@ -231,13 +232,15 @@ describe("GET /api/v1/openapi.json", () => {
     expect(body?.required).toBe(false);
   });
 
-  it("protects the list with the master password and the tracker proxy with its token, and applies bearerAuth nowhere", async () => {
+  it("protects the list with the master password and the tracker proxy with its token, and keeps bearerAuth, applied nowhere, outside securitySchemes", async () => {
     const document = await openApi();
 
     expect(document.security).toEqual([]);
     expect(document.components.securitySchemes.masterPassword).toEqual(expect.objectContaining({ type: "http", scheme: "basic" }));
     expect(document.components.securitySchemes.trackerToken).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "X-Tracker-Token" }));
-    expect(document.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: "http", scheme: "bearer", bearerFormat: "JWT" }));
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["masterPassword", "trackerToken"]);
+    const planned = (document.components as unknown as Record<string, Record<string, unknown>>)["x-planned-security-schemes"];
+    expect(planned?.bearerAuth).toEqual(expect.objectContaining({ type: "http", scheme: "bearer", bearerFormat: "JWT" }));
     const secured = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
         .filter(([, op]) => (op.security ?? []).length > 0)
@@ -249,7 +252,7 @@ describe("GET /api/v1/openapi.json", () => {
 });
 
 describe("GET /api/v1/docs", () => {
-  it("answers 200 with the browsable HTML view, after at most a few redirects", async () => {
+  it("answers 200 with the browsable HTML view, after at most a few redirects, with the page's security headers", async () => {
     const { app: server } = await app();
 
     let url = "/api/v1/docs";
@@ -262,5 +265,10 @@ describe("GET /api/v1/docs", () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(response.body).toContain("<html");
+    // The same security headers as the editor's page.
+    const security = ["content-security-policy", "referrer-policy", "x-content-type-options", "cache-control"];
+    expect(Object.fromEntries(security.map((name) => [name, response.headers[name]]))).toEqual(PAGE_HEADERS);
+    const script = await server.inject({ method: "GET", url: "/api/v1/docs/static/swagger-initializer.js" });
+    expect([script.statusCode, script.headers["content-security-policy"]]).toEqual([200, PAGE_HEADERS["content-security-policy"]]);
   });
 });

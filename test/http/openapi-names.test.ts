@@ -82,6 +82,7 @@ describe("GET /api/v1/openapi.json: names for generated clients", () => {
         "ChangeFeedContent",
         "ChangeFeedDiff",
         "ContentConflict",
+        "ContentPatchConflict",
         "ContentPatchRequest",
         "ContentPatchResult",
         "Document",
@@ -112,9 +113,14 @@ describe("GET /api/v1/openapi.json: names for generated clients", () => {
     };
     expect(content.requestBody.content["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/ContentPatchRequest" });
     expect(content.responses["200"]?.content["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/ContentPatchResult" });
+    // One schema for both bodies of the 409 (docs/openapi.md, "Two shapes in one answer").
     expect(Object.entries(content.responses["409"]?.content ?? {}).map(([media, { schema }]) => [media, schema])).toEqual([
-      ["application/json", { $ref: "#/components/schemas/ContentConflict" }],
-      ["application/problem+json", { $ref: "#/components/schemas/ProblemDetail" }],
+      ["application/json", { $ref: "#/components/schemas/ContentPatchConflict" }],
+      ["application/problem+json", { $ref: "#/components/schemas/ContentPatchConflict" }],
+    ]);
+    expect(document.components.schemas.ContentPatchConflict?.oneOf).toEqual([
+      { $ref: "#/components/schemas/ContentConflict" },
+      { $ref: "#/components/schemas/ProblemDetail" },
     ]);
     const ops = (document.components.schemas.ContentPatchRequest?.properties as { ops?: { items?: unknown } } | undefined)?.ops;
     expect(ops?.items).toEqual({ $ref: "#/components/schemas/LineOperation" });

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { REMEMBERED_ADDRESSES, rateLimits } from "../../src/http/rate-limits.js";
+import { LIMITS_OFF } from "../support/test-app.js";
 import { T0_MS } from "../support/http-expect.js";
 
 // The limits remember at most REMEMBERED_ADDRESSES addresses each, however many call: past that the
@@ -27,7 +28,7 @@ const address = (index: number) => `10.${(index >> 16) & 255}.${(index >> 8) & 2
 describe("the store of client addresses", () => {
   it(`holds at most ${REMEMBERED_ADDRESSES} addresses per limit, forgetting the one seen least recently`, { timeout: 60_000 }, async () => {
     app = Fastify({ trustProxy: true });
-    await rateLimits(app, { createsPerMinute: 0, writesPerSecond: 1 }, "/api/v1");
+    rateLimits(app, { ...LIMITS_OFF, writesPerSecond: 1 }, "/api/v1");
     app.post("/api/v1/notes", (_request, reply) => reply.code(204).send());
     const write = async (from: string) => (await app!.inject({ method: "POST", url: "/api/v1/notes", headers: { "x-forwarded-for": from } })).statusCode;
     const others = async (first: number, count: number) => {

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Config } from "../../src/config/config.js";
-import { buildTestApp, type TestApp } from "../support/test-app.js";
+import { buildTestApp, LIMITS_OFF, type TestApp } from "../support/test-app.js";
 import { DOCUMENTS, T0_MS, basicAuth, checksum, createDocument, expectProblemRetryAfter, type DocumentJson } from "../support/http-expect.js";
 
 // The rate limits (README, "Rate limits"): per client address, POST /documents by creates-per-minute,
@@ -21,10 +21,10 @@ afterEach(async () => {
   t = undefined;
 });
 
-async function appWith(limits: Config["rateLimit"], trustProxy: Config["server"]["trustProxy"] = false): Promise<TestApp> {
+async function appWith(limits: Partial<Config["rateLimit"]>, trustProxy: Config["server"]["trustProxy"] = false): Promise<TestApp> {
   t = await buildTestApp({
     config: (config) => {
-      config.rateLimit = limits;
+      config.rateLimit = { ...LIMITS_OFF, ...limits };
       config.server.trustProxy = trustProxy;
     },
   });
@@ -128,7 +128,7 @@ describe("a limit of 0", () => {
     expect((await app.app.inject({ method: "POST", url: `${DOCUMENTS}/${id}/restore` })).statusCode).toBe(429);
   });
 
-  it("turns every limit off when both are 0", async () => {
+  it("turns every limit off when all are 0", async () => {
     const app = await appWith({ createsPerMinute: 0, writesPerSecond: 0 });
     const { id } = await createDocument(app.app, { title: "Notes", content: "a\n" });
     const statuses = [];

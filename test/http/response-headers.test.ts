@@ -1,4 +1,6 @@
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { sendRaw } from "../support/raw-http.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 
 // Headers every answer carries, whatever route or outcome: the request id, and nosniff so that no
@@ -31,5 +33,22 @@ describe("headers on every answer", () => {
       [204, null, "nosniff"],
       [200, "text/plain; version=0.0.4; charset=utf-8", "nosniff"],
     ]);
+  });
+});
+
+describe("answers Node gives before Fastify sees the request", () => {
+  it("carry X-Request-Id and nosniff too: 431 for headers too large, 400 for a request that is not HTTP", async () => {
+    const t = await buildTestApp();
+    apps.push(t);
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const port = (t.app.server.address() as AddressInfo).port;
+    const large = await sendRaw(port, { method: "GET", target: "/api/v1/info", headers: [["X-Request-Id", "trace-431"], ["X-Padding", "p".repeat(20_000)]] }, 5000);
+    const broken = await sendRaw(port, { method: "GET", target: "/api/v1/info", headers: [["Content-Length", "abc"]] }, 5000);
+    expect([large, broken].map((answer) => [answer.status, answer.headers["content-type"], answer.headers["x-content-type-options"]])).toEqual([
+      [431, "application/problem+json; charset=utf-8", "nosniff"],
+      [400, "application/problem+json; charset=utf-8", "nosniff"],
+    ]);
+    expect(large.headers["x-request-id"]).toBe("trace-431");
+    expect(broken.headers["x-request-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });

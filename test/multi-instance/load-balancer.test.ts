@@ -68,6 +68,11 @@ describe("behind nginx with deploy/nginx.conf", () => {
       SERVICE_STORAGE_URL: storage.toString(),
       SERVER_TRUST_PROXY: "127.0.0.1",
       LOG_LEVEL: "info",
+      // Every editor of the test is one client address (127.0.0.1): the per-address limits would
+      // count them as one person, and they are not what this test is about.
+      SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "0",
+      SERVICE_RATE_LIMIT_READS_PER_SECOND: "0",
+      SERVICE_RATE_LIMIT_WAITS_PER_ADDRESS: "0",
     });
     const start = async (port: number): Promise<ServerProcess> => {
       const server = startProcess("src/server.ts", instanceEnv(port), dir!);
@@ -244,5 +249,10 @@ describe("behind nginx with deploy/nginx.conf", () => {
     expect([...serverErrors(a.lines), ...serverErrors(b.lines), ...serverErrors(restarted?.lines ?? [])]).toEqual([]);
     // The restarted instance took part again.
     expect({ timeline, served: servedAfterRestart() > 0 }).toEqual({ timeline, served: true });
+    // nginx's access log names routes, never the document's id (its edit link).
+    const log = nginx.accessLog();
+    expect(log.includes(id)).toBe(false);
+    expect(log).toContain('"PATCH /api/v1/documents/{id}/content" 200');
+    expect(log).toContain('"GET /api/v1/documents/{id}/changes" ');
   }, 40_000);
 });

@@ -42,7 +42,7 @@ export function renderNginxConfig(source: string, options: { dir: string; listen
   text = replaceOnce(text, /^user www-data;$/m, process.getuid?.() === 0 ? "user root;" : "");
   text = replaceOnce(text, /^worker_processes auto;$/m, "worker_processes 1;");
   text = replaceOnce(text, /^pid \S+;$/m, `pid ${dir}/nginx.pid;`);
-  text = replaceOnce(text, /^error_log \S+ warn;$/m, `error_log ${dir}/error.log warn;`);
+  text = replaceOnce(text, /^error_log \S+ crit;$/m, `error_log ${dir}/error.log warn;`);
   text = replaceOnce(text, /access_log \S+ folio;/, `access_log ${dir}/access.log folio;`);
   text = replaceOnce(text, /listen 80;/, `listen 127.0.0.1:${options.listenPort};`);
   const upstream = /^(\s*)server 127\.0\.0\.1:\d+ ([^;\n]*);\n(?:\s*server 127\.0\.0\.1:\d+ [^;\n]*;\n)*/m;

@@ -5,7 +5,14 @@ import { checksumOf } from "../../src/core/checksum.js";
 import { OpenApiConformance, type OpenApiDocument } from "../support/openapi-conformance.js";
 import { buildTestApp, type TestApp } from "../support/test-app.js";
 // Made from the served document by scripts/openapi.ts before the type check (`npm run typecheck`).
-import type { paths } from "./generated/openapi-types.js";
+import type { components, paths } from "./generated/openapi-types.js";
+
+/** Compiles only when `T` is true: each media type of the content patch's 409 holds both bodies. */
+type Holds<T extends true> = T;
+type Conflict409 = paths["/api/v1/documents/{documentId}/content"]["patch"]["responses"][409]["content"];
+type Both = [components["schemas"]["ContentConflict"], components["schemas"]["ProblemDetail"]];
+export type ConflictHoldsBoth = Holds<Both extends [Conflict409["application/json"], Conflict409["application/json"]] ? true : false>;
+export type ProblemHoldsBoth = Holds<Both extends [Conflict409["application/problem+json"], Conflict409["application/problem+json"]] ? true : false>;
 
 // A client generated from the OpenAPI document alone (openapi-typescript + openapi-fetch) runs the
 // whole editing protocol against the real app over loopback HTTP, and every answer it gets is held
@@ -65,10 +72,13 @@ describe("a client generated from the OpenAPI document (openapi-typescript + ope
     const conflict = await client.PATCH("/api/v1/documents/{documentId}/content", { params: path, body: bo });
     expect([conflict.response.status, conflict.response.headers.get("content-type")]).toEqual([409, "application/json; charset=utf-8"]);
     expect(conflict.error).toEqual({ currentVersion: 2, opsSinceBase: [{ op: "replace", index: 1, count: 1, lines: ["beta by Ada"] }] });
+    // The generated type holds both 409 bodies: a field only one has tells them apart, without a cast.
+    expect(conflict.error && "currentVersion" in conflict.error ? conflict.error.opsSinceBase.length : undefined).toBe(1);
     // Ada's seq 1 again with another body: the seq-reused problem, the 409's other media type.
     const reused = await client.PATCH("/api/v1/documents/{documentId}/content", { params: path, body: { ...ada, ops: [{ op: "delete", index: 0, count: 1 }] } });
     expect([reused.response.status, reused.response.headers.get("content-type")]).toEqual([409, "application/problem+json; charset=utf-8"]);
     expect(reused.error).toMatchObject({ type: "urn:folio:problem:seq-reused", status: 409 });
+    expect(reused.error && "type" in reused.error ? reused.error.type : undefined).toBe("urn:folio:problem:seq-reused");
 
     const diff = await client.GET("/api/v1/documents/{documentId}/changes", { params: { ...path, query: { since: 1, wait: 0 } } });
     expect(diff.data).toEqual({

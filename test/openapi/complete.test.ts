@@ -74,9 +74,9 @@ const CHECKS: Record<string, Check> = {
     const parameters = ((operation.parameters as Json[] | undefined) ?? []).filter((parameter) => parameter.in === "path" && parameter.example === undefined);
     return listed("no example for", [...bare.map(([where]) => where), ...parameters.map((parameter) => `parameter ${String(parameter.name)}`)]);
   },
-  "what any request may get (400, 408, 431, 500, 503) and, for a write, 413 and 429": (_document, operation, method) => {
+  "what any request may get (400, 408, 429, 431, 500, 503) and, for a write, 413": (_document, operation, method) => {
     const statuses = Object.keys(operation.responses as Json);
-    const expected = ["400", "408", "431", "500", "503", ...(WRITES.has(method) ? ["413", "429"] : [])];
+    const expected = ["400", "408", "429", "431", "500", "503", ...(WRITES.has(method) ? ["413"] : [])];
     return listed("missing", expected.filter((status) => !statuses.includes(status)));
   },
   "every error as application/problem+json, the content patch's ContentConflict aside": (document, operation, method, path) => {

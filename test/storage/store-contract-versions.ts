@@ -33,7 +33,7 @@ export function runStoreVersionContract(current: () => Store): void {
       expect(await store.write(ID, async (tx) => tx.versions(1, 2))).toEqual([summary]);
     });
 
-    it("lists versions in (after, upTo] oldest first and milestones alone", async () => {
+    it("lists versions in (after, upTo] oldest first and milestones alone, after a version too, without their ops", async () => {
       await appendVersions(store, ID, 1, 6, (n) => ({ milestone: n % 3 === 0 || n === 1, text: n % 3 === 0 || n === 1 ? `text ${n}` : null }));
       expect((await store.reads(ID).versions(2, 5)).map((v) => v.version)).toEqual([3, 4, 5]);
       expect((await store.reads(ID).milestones()).map((v) => [v.version, v.text])).toEqual([
@@ -41,6 +41,20 @@ export function runStoreVersionContract(current: () => Store): void {
         [3, "text 3"],
         [6, "text 6"],
       ]);
+      expect((await store.reads(ID).milestones(3)).map((v) => [v.version, v.text])).toEqual([[6, "text 6"]]);
+      const { ops: _ops, ...milestone } = version(ID, 6, { milestone: true, text: "text 6" });
+      expect(await store.write(ID, async (tx) => tx.milestones(5))).toEqual([milestone]);
+    });
+
+    it("weighs versions before reading them: their heads with the UTF-8 size of their stored ops", async () => {
+      await appendVersions(store, ID, 1, 3, (n) => ({ ops: [{ index: 0, count: 0, lines: ["é".repeat(n)] }] }));
+      const expected = [2, 3].map((n) => {
+        const { ops, text: _text, ...rest } = version(ID, n, { ops: [{ index: 0, count: 0, lines: ["é".repeat(n)] }] });
+        return { ...rest, opsBytes: Buffer.byteLength(JSON.stringify(ops)) };
+      });
+      expect(await store.reads(ID).versionHeads(1, 3)).toEqual(expected);
+      expect(await store.write(ID, async (tx) => tx.versionHeads(1, 3))).toEqual(expected);
+      expect(await store.reads(ID).versionHeads(3, 9)).toEqual([]);
     });
 
     it("turns a version into a milestone that keeps its text", async () => {
@@ -97,13 +111,22 @@ export function runStoreVersionContract(current: () => Store): void {
 
     it("counts list failures, locks at the limit, ignores failures while locked and resets on success", async () => {
       expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: 0 });
-      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 1, lockedUntil: 0 });
-      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 2, lockedUntil: 0 });
-      expect(await store.recordListFailure(T0 + 1, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
-      expect(await store.recordListFailure(T0 + 2, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
-      expect(await store.recordListFailure(T0 + 60_001, 3, 60_000)).toEqual({ failures: 1, lockedUntil: T0 + 60_001 });
+      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 1, lockedUntil: 0, counted: true });
+      expect(await store.recordListFailure(T0, 3, 60_000)).toEqual({ failures: 2, lockedUntil: 0, counted: true });
+      expect(await store.recordListFailure(T0 + 1, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001, counted: true });
+      expect(await store.recordListFailure(T0 + 2, 3, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_001, counted: false });
+      expect(await store.recordListFailure(T0 + 60_001, 3, 60_000)).toEqual({ failures: 1, lockedUntil: T0 + 60_001, counted: true });
       await store.resetListFailures();
       expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: T0 + 60_001 });
+    });
+
+    it("lifts a lock on success only when the success names that lock's end", async () => {
+      await store.recordListFailure(T0, 2, 60_000);
+      expect(await store.recordListFailure(T0, 2, 60_000)).toEqual({ failures: 0, lockedUntil: T0 + 60_000, counted: true });
+      await store.resetListFailures(T0 + 59_999);
+      expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: T0 + 60_000 });
+      await store.resetListFailures(T0 + 60_000);
+      expect(await store.getListLock()).toEqual({ failures: 0, lockedUntil: 0 });
     });
   });
 }

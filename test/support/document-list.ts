@@ -49,6 +49,8 @@ export function list(app: TestApp, authorization?: string, remoteAddress?: strin
 }
 
 export const right = basicAuth("admin", PASSWORD);
+/** The 401 detail of a request that makes no attempt: no credentials, another scheme, a malformed Basic header, a HEAD. */
+export const NO_CREDENTIALS = "no HTTP Basic credentials: send user admin and the master password";
 export const wrong = basicAuth("admin", "not the password");
 
 /** Asserts the exact 401 answer: the Basic challenge and the problem body. */

@@ -33,6 +33,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Every rate limit off: a test turns on the ones it is about. */
+export const LIMITS_OFF: Config["rateLimit"] = { createsPerMinute: 0, writesPerSecond: 0, readsPerSecond: 0, waitsPerAddress: 0, trackerLoginsPerMinute: 0, trackerReadsPerSecond: 0 };
+
 /**
  * A mutable deep copy of the defaults (loadConfig returns a frozen object), with the rate limits
  * off: a suite sends from one address at a script's pace, which is what the limits are for.
@@ -40,7 +43,7 @@ export interface TestApp {
  */
 export function testConfig(change?: (config: Config) => void): Config {
   const config = structuredClone(defaultConfig());
-  config.rateLimit = { createsPerMinute: 0, writesPerSecond: 0 };
+  config.rateLimit = { ...LIMITS_OFF };
   change?.(config);
   return config;
 }

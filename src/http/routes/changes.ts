@@ -4,6 +4,7 @@ import { ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
 import { noContent, shared } from "../openapi-answers.js";
 import { feedAnswer, FeedReplies } from "./feed-reply.js";
+import { WAITS } from "../wait-limit.js";
 
 /** GET …/changes: the long-polling change feed. */
 export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = async (app, { feed }) => {
@@ -11,6 +12,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
   app.get(
     "/documents/:documentId/changes",
     {
+      // Counted against service.rate-limit.waits-per-address (src/http/wait-limit.ts).
+      config: WAITS,
       schema: {
         tags: ["documents"],
         operationId: "getChanges",

@@ -1,3 +1,4 @@
+import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { toLineOperation } from "../../core/normalized-op.js";
 import type { ContentPatcher } from "../../service/patch-content.js";
@@ -9,7 +10,19 @@ import { json, JSON_MEDIA, problem, PROBLEM_MEDIA, problemExamples, shared, with
 import { opsJson } from "../ops-json.js";
 import { JSON_CONTENT_TYPE, sendJsonText } from "./json-reply.js";
 
-/** The 409's two shapes, told apart by their media types and named by their examples. */
+/**
+ * The 409's two bodies under one schema, the same for both media types: generators that take one
+ * media type per status (hey-api) and validating proxies that match a body to a schema by status
+ * (Prism) would otherwise type or check one body as the other. A client tells them apart by a field
+ * only one has (`currentVersion` or `type`), or by the media type.
+ */
+const ContentPatchConflict = Type.Unsafe<Static<typeof ContentConflict> | Static<typeof ProblemDetailSchema>>({
+  title: "ContentPatchConflict",
+  description: "a true overlap (ContentConflict, `application/json`) or a reused `seq` (ProblemDetail `seq-reused`, `application/problem+json`)",
+  oneOf: [ContentConflict, ProblemDetailSchema],
+});
+
+/** The 409's two shapes, told apart by their fields and media types, and named by their examples. */
 const conflictAnswer = {
   description:
     "Either a true overlap with versions committed since the base: a ContentConflict (`application/json`) whose opsSinceBase lead from the base to the current version; " +
@@ -17,21 +30,23 @@ const conflictAnswer = {
     "the `seq-reused` problem (`application/problem+json`), a client bug, never applied.",
   content: {
     [JSON_MEDIA]: {
-      schema: ContentConflict,
+      schema: ContentPatchConflict,
       examples: { overlap: { summary: "a true overlap: ContentConflict", value: examples.conflict } },
     },
     [PROBLEM_MEDIA]: {
-      schema: ProblemDetailSchema,
+      schema: ContentPatchConflict,
       examples: problemExamples([{ code: "seq-reused", detail: "seq 17 of client c-4f9a1e07 was already used for a different patch" }]),
     },
   },
 };
 
 /** PATCH …/content: live editing by line diffs. */
-export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher }> = async (app, { patcher }) => {
+export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher; bodyLimit: number }> = async (app, { patcher, bodyLimit }) => {
   app.patch(
     "/documents/:documentId/content",
     {
+      // A patch may carry lines up to a document's size (src/http/json-bodies.ts).
+      bodyLimit,
       schema: {
         tags: ["documents"],
         operationId: "patchContent",
@@ -47,10 +62,14 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ patcher: ContentPatcher 
           404: shared("DocumentNotFound"),
           409: conflictAnswer,
           422: problem(
-            "the base cannot be used: its checksum does not match, an op lies outside its text, or the base version is gone; the client reloads once",
+            "the base cannot be used: its checksum does not match, an op lies outside its text, the base version is gone, or the versions since it change more than the service rebases over (1 MiB of ops); the client reloads once",
             { code: "checksum-mismatch", detail: "checksum does not match the text of base version 2; reload the document" },
             { code: "range-outside-text", detail: "op at index 9 with count 1 is outside the base text of 3 lines" },
             { code: "base-unavailable", detail: "the text of base version 2 cannot be rebuilt; reload the document" },
+            {
+              code: "rebase-too-large",
+              detail: "the versions since base 2 change more than 1048576 bytes of ops; reload the document and send the change on its current version",
+            },
           ),
         },
       },

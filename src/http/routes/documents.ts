@@ -14,16 +14,33 @@ import {
   TitlePatchRequest,
 } from "../../api/documents.js";
 
+import { AnswerCache, versionKey } from "./answer-cache.js";
+import { HistoryAnswers } from "./history-answers.js";
+import { sendJsonText } from "./json-reply.js";
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const DOCUMENTS_PATH = "/api/v1/documents";
 const BASIC_CHALLENGE = 'Basic realm="documents", charset="UTF-8"';
 
+/** A document as DocumentSchema has it, its fields in the schema's order (answers written by hand keep it). */
 function documentJson(document: DocumentView) {
-  return { ...document, createdAt: iso(document.createdAt), updatedAt: iso(document.updatedAt) };
+  const { id, title, content, version } = document;
+  return { id, title, content, version, createdAt: iso(document.createdAt), updatedAt: iso(document.updatedAt) };
 }
 
-function historyJson(entry: HistoryEntryView) {
-  return { ...entry, timestamp: iso(entry.timestamp) };
+/** A history entry as HistoryEntrySchema has it, in its order; the optional fields only when present. */
+export function historyJson(entry: HistoryEntryView) {
+  const { documentId, version, title, content, changeType, clientId, displayName } = entry;
+  return {
+    documentId,
+    version,
+    title,
+    content,
+    changeType,
+    timestamp: iso(entry.timestamp),
+    ...(clientId !== undefined ? { clientId } : {}),
+    ...(displayName !== undefined ? { displayName } : {}),
+  };
 }
 
 /** Parses an `Authorization: Basic …` header; `undefined` when absent or malformed. */
@@ -47,16 +64,16 @@ const listProblems = {
     headers: { "WWW-Authenticate": Type.String({ description: 'the Basic challenge: `Basic realm="documents", charset="UTF-8"`', example: BASIC_CHALLENGE }) },
   },
   429: {
-    ...problem("locked for everybody after too many failed attempts; the right password too, until the lock ends", {
-      code: "list-locked",
-      detail: "too many failed attempts; try again in 42 s",
-      instance: DOCUMENTS_PATH,
-    }),
+    ...problem(
+      "locked for everybody after too many failed attempts (`list-locked`; the right password too, until the lock ends), or too many password checks under way at once (`list-busy`: nothing was checked or counted)",
+      { code: "list-locked", detail: "too many failed attempts; try again in 42 s", instance: DOCUMENTS_PATH },
+      { code: "list-busy", detail: "too many password checks under way; try again in 1 s", instance: DOCUMENTS_PATH },
+    ),
     headers: {
       "Retry-After": Type.Integer({
         minimum: 1,
         maximum: 31_536_000,
-        description: "remaining whole seconds of the lock, rounded up (at most service.master-password.lock-seconds)",
+        description: "remaining whole seconds of the lock, rounded up (at most service.master-password.lock-seconds); 1 for `list-busy`",
         example: 42,
       }),
     },
@@ -64,7 +81,12 @@ const listProblems = {
 };
 
 /** The document routes: CRUD, the protected list, history, restore and rename. */
-export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; listAccess: ListAccess }> = async (app, { documents, listAccess }) => {
+export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; listAccess: ListAccess; bodyLimit: number }> = async (
+  app,
+  { documents, listAccess, bodyLimit },
+) => {
+  const answers = new AnswerCache();
+  const histories = new HistoryAnswers(historyJson);
   app.get(
     "/documents",
     {
@@ -81,7 +103,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     },
     async (request, reply) => {
       try {
-        await listAccess.check(basicCredentials(request.headers.authorization));
+        // A HEAD, or a request without Basic credentials, is no attempt: it is answered 401 and never counted.
+        await listAccess.check(request.method === "HEAD" ? undefined : basicCredentials(request.headers.authorization));
       } catch (error) {
         void reply.header("WWW-Authenticate", BASIC_CHALLENGE);
         throw error;
@@ -93,6 +116,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
   app.post(
     "/documents",
     {
+      // The create and replace bodies carry a document's text: src/http/json-bodies.ts.
+      bodyLimit,
       schema: {
         tags,
         operationId: "createDocument",
@@ -125,12 +150,17 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         response: { 200: documentAnswer("the document"), 404: shared("DocumentNotFound") },
       },
     },
-    async (request) => documentJson(await documents.get(request.params.documentId)),
+    // Written once per version (a big text's JSON costs milliseconds each time): answer-cache.ts.
+    async (request, reply) => {
+      const document = await documents.get(request.params.documentId);
+      return sendJsonText(reply, await answers.get(versionKey(document.id, document.version), async () => JSON.stringify(documentJson(document))));
+    },
   );
 
   app.put(
     "/documents/:documentId",
     {
+      bodyLimit,
       schema: {
         tags,
         operationId: "replaceDocument",
@@ -182,7 +212,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         response: { 200: json("the history entries, oldest first", Type.Array(HistoryEntrySchema), examples.history), 404: shared("DocumentNeverExisted") },
       },
     },
-    async (request) => (await documents.history(request.params.documentId)).map(historyJson),
+    // A history holds a full text per milestone: each is read and written once (history-answers.ts).
+    async (request, reply) => sendJsonText(reply, await histories.answer(request.params.documentId, await documents.history(request.params.documentId))),
   );
 
   app.post(

@@ -8,6 +8,10 @@ import { asError } from "../../service/change-feed.js";
 import { examples, EXAMPLE_DOCUMENT_ID } from "../../api/examples.js";
 import { json, noContent, problem, shared } from "../openapi-answers.js";
 import { feedAnswer, FeedReplies } from "./feed-reply.js";
+import { HistoryAnswers } from "./history-answers.js";
+import { historyJson } from "./documents.js";
+import { sendJsonText } from "./json-reply.js";
+import { WAITS } from "../wait-limit.js";
 
 // docs/sharing.md: what a read-only link is, and what it never shows.
 
@@ -27,6 +31,7 @@ const noLink = problem("no such document, or it has no read link", { code: "not-
 
 /** The read-only links of documents: made, rotated and revoked by the document's id; read by the link's id. */
 export const readLinkRoutes: FastifyPluginAsyncTypebox<{ readLinks: ReadLinks }> = async (app, { readLinks }) => {
+  const histories = new HistoryAnswers(historyJson);
   // A read id names one link however its hex digits are cased (the app does the same for documentId).
   app.addHook("preHandler", (request, _reply, done) => {
     const params = request.params as { readId?: string } | undefined;
@@ -117,7 +122,7 @@ export const readLinkRoutes: FastifyPluginAsyncTypebox<{ readLinks: ReadLinks }>
         response: { 200: json("the milestones oldest first, plus the newest state", Type.Array(HistoryEntrySchema), exampleHistory), 400: malformed, 404: notFound("unknown or revoked read id", `no read link ${EXAMPLE_READ_ID}`) },
       },
     },
-    async (request) => (await readLinks.history(request.params.readId)).map((entry) => ({ ...entry, timestamp: iso(entry.timestamp) })),
+    async (request, reply) => sendJsonText(reply, await histories.answer(request.params.readId, await readLinks.history(request.params.readId))),
   );
 
   // The feed's answers are serialized for this route's requests alone (feed-reply.ts).
@@ -125,6 +130,7 @@ export const readLinkRoutes: FastifyPluginAsyncTypebox<{ readLinks: ReadLinks }>
   app.get(
     "/read/:readId/changes",
     {
+      config: WAITS,
       schema: {
         tags,
         operationId: "readChanges",

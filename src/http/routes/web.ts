@@ -14,7 +14,7 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL("../../../dist/web", impor
  * access (the UUID is the secret), so no Referer leaves the page; CodeMirror writes its styles at run
  * time, hence the inline styles.
  */
-const PAGE_HEADERS = {
+export const PAGE_HEADERS = {
   "cache-control": "no-cache",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",

@@ -101,6 +101,14 @@ export class HeadCache {
     return this.lookup(id, version, false);
   }
 
+  /**
+   * The length of the newest text held for `id`, whatever its version, without counting as a use:
+   * what the rate limits weigh a request on the document by (src/http/rate-limits.ts).
+   */
+  textLength(id: string): number | undefined {
+    return this.entries.get(id)?.entry.text.length;
+  }
+
   private lookup(id: string, version: number, exact: boolean): CachedHead | undefined {
     const kept = this.entries.get(id);
     if (!kept || kept.entry.version < version || (exact && kept.entry.version !== version)) {

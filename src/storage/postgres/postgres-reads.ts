@@ -1,9 +1,11 @@
 import type { QueryResult, QueryResultRow } from "pg";
 import { UUID_PATTERN } from "../../core/uuid.js";
-import { receiptKeyString, type DocumentReads, type DocumentRecord, type PatchReceipt, type ReceiptKey, type Snapshot, type VersionRecord, type VersionSummary } from "../store.js";
+import { receiptKeyString, type DocumentReads, type DocumentRecord, type PatchReceipt, type ReceiptKey, type Snapshot, type MilestoneRecord, type VersionHead, type VersionRecord, type VersionSummary } from "../store.js";
 import {
   DOCUMENT_COLUMNS,
   RECEIPT_COLUMNS,
+  MILESTONE_COLUMNS,
+  VERSION_HEAD_COLUMNS,
   VERSION_COLUMNS,
   VERSION_SUMMARY_COLUMNS,
   documentFromRow,
@@ -62,6 +64,20 @@ export class PostgresReads implements DocumentReads {
     });
   }
 
+  versionHeads(after: number, upTo: number): Promise<VersionHead[]> {
+    return this.run(async () => {
+      if (!isUuid(this.id)) return [];
+      const { rows } = await this.db.query<VersionRow & { ops_bytes: number | null }>(
+        `SELECT ${VERSION_HEAD_COLUMNS} FROM versions WHERE document_id = $1 AND version > $2 AND version <= $3 ORDER BY version`,
+        [this.id, after, upTo],
+      );
+      return rows.map((row) => {
+        const { ops: _ops, text: _text, ...head } = versionFromRow(row);
+        return { ...head, opsBytes: row.ops_bytes };
+      });
+    });
+  }
+
   versions(after: number, upTo: number): Promise<VersionSummary[]> {
     return this.run(async () => {
       if (!isUuid(this.id)) return [];
@@ -77,14 +93,17 @@ export class PostgresReads implements DocumentReads {
     });
   }
 
-  milestones(): Promise<VersionRecord[]> {
+  milestones(after = 0, limit?: number): Promise<MilestoneRecord[]> {
     return this.run(async () => {
       if (!isUuid(this.id)) return [];
       const { rows } = await this.db.query<VersionRow>(
-        `SELECT ${VERSION_COLUMNS} FROM versions WHERE document_id = $1 AND milestone ORDER BY version`,
-        [this.id],
+        `SELECT ${MILESTONE_COLUMNS} FROM versions WHERE document_id = $1 AND milestone AND version > $2 ORDER BY version LIMIT $3`,
+        [this.id, after, limit ?? null],
       );
-      return rows.map(versionFromRow);
+      return rows.map((row) => {
+        const { ops: _ops, ...milestone } = versionFromRow(row);
+        return milestone;
+      });
     });
   }
 

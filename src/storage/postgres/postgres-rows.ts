@@ -30,6 +30,12 @@ export const VERSION_COLUMNS =
 /** The same row with its text left unread (a NULL in its place). */
 export const VERSION_SUMMARY_COLUMNS =
   "document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum, NULL::bytea AS text";
+/** A version's row with neither ops nor text read, and the ops' size (octet_length reads no TOASTed value). */
+export const VERSION_HEAD_COLUMNS =
+  "document_id, version, change_type, milestone, created_at, client_id, display_name, title, NULL::text AS ops, checksum, NULL::bytea AS text, octet_length(ops) AS ops_bytes";
+/** A milestone's row with its ops left unread: the history needs its text only. */
+export const MILESTONE_COLUMNS =
+  "document_id, version, change_type, milestone, created_at, client_id, display_name, title, NULL::text AS ops, checksum, text";
 export const RECEIPT_COLUMNS = "document_id, client_id, seq, request_hash, version, ops_since_base, created_at, shifted_base, shifted_through";
 
 export type DocumentRow = DocumentRowOf<boolean, Buffer>;

@@ -5,6 +5,7 @@ import {
   type DocumentRecord,
   type DocumentReads,
   type DocumentTransaction,
+  type ListFailureState,
   type ListLockState,
   type ReadAhead,
   type Store,
@@ -182,27 +183,29 @@ export class PostgresStore implements Store {
     });
   }
 
-  recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState> {
-    // One statement: the row lock serializes instances, and every SET expression reads the
-    // row as it was before this update (re-read after a concurrent update committed).
+  recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListFailureState> {
+    // One statement: the row lock serializes instances, and every SET expression reads the row as
+    // it was before this update (re-read after a concurrent update committed). RETURNING sees only
+    // the new row, so whether it was locked before comes from the row locked in the FROM clause.
     return this.track(async () => {
-      const { rows } = await this.pool.query<ListLockState>(
+      const { rows } = await this.pool.query<ListFailureState>(
         `UPDATE list_lock SET
-           failures = CASE WHEN locked_until > $1 THEN failures
-                           WHEN failures + 1 >= $2 THEN 0 ELSE failures + 1 END,
-           locked_until = CASE WHEN locked_until > $1 THEN locked_until
-                               WHEN failures + 1 >= $2 THEN $1 + $3 ELSE locked_until END
-         WHERE id = 1
-         RETURNING ${LIST_LOCK_COLUMNS}`,
+           failures = CASE WHEN list_lock.locked_until > $1 THEN list_lock.failures
+                           WHEN list_lock.failures + 1 >= $2 THEN 0 ELSE list_lock.failures + 1 END,
+           locked_until = CASE WHEN list_lock.locked_until > $1 THEN list_lock.locked_until
+                               WHEN list_lock.failures + 1 >= $2 THEN $1 + $3 ELSE list_lock.locked_until END
+         FROM (SELECT locked_until AS was FROM list_lock WHERE id = 1 FOR UPDATE) AS before
+         WHERE list_lock.id = 1
+         RETURNING list_lock.failures, list_lock.locked_until AS "lockedUntil", before.was <= $1 AS counted`,
         [now, maxFailures, lockMs],
       );
       return rows[0]!;
     });
   }
 
-  resetListFailures(): Promise<void> {
+  resetListFailures(releasing = -1): Promise<void> {
     return this.track(async () => {
-      await this.pool.query("UPDATE list_lock SET failures = 0 WHERE id = 1");
+      await this.pool.query("UPDATE list_lock SET failures = 0, locked_until = CASE WHEN locked_until = $1 THEN 0 ELSE locked_until END WHERE id = 1", [releasing]);
     });
   }
 

@@ -1,4 +1,5 @@
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, renameSync, rmSync } from "node:fs";
+import { PRIVATE_FILE_MODE } from "./private-files.js";
 import BetterSqlite3 from "better-sqlite3";
 
 /** What a finished backup holds. */
@@ -22,6 +23,8 @@ export async function backupSqlite(source: string, target: string, options: { bu
   if (!existsSync(source)) throw new Error(`no database at ${source}`);
   const partial = `${target}.partial`;
   rmSync(partial, { force: true });
+  // Created private before SQLite writes the copy into it: a backup holds every document.
+  closeSync(openSync(partial, "w", PRIVATE_FILE_MODE));
   const db = new BetterSqlite3(source, { fileMustExist: true });
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);

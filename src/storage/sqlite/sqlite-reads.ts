@@ -1,7 +1,7 @@
-import type { DocumentReads, DocumentRecord, PatchReceipt, ReceiptKey, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import type { DocumentReads, DocumentRecord, MilestoneRecord, PatchReceipt, VersionHead, ReceiptKey, Snapshot, VersionRecord, VersionSummary } from "../store.js";
 import { StorageUnavailableError } from "../store.js";
 import type { Statements } from "./sqlite-statements.js";
-import { toDocument, toReceipt, toSnapshot, toVersion, toVersionSummary } from "./sqlite-rows.js";
+import { toDocument, toMilestone, toVersionHead, toReceipt, toSnapshot, toVersion, toVersionSummary } from "./sqlite-rows.js";
 
 // Result codes that say the file cannot serve now (another process's lock outlasted the wait, the
 // disk is full or failing), not that the request or the code is wrong.
@@ -41,7 +41,9 @@ export class SqliteReads implements DocumentReads {
   snapshot = (): Promise<Snapshot | undefined> => this.read(() => readSnapshot(this.sql, this.id));
   versions = (after: number, upTo: number): Promise<VersionSummary[]> => this.read(() => this.sql.versions.all(this.id, after, upTo).map(toVersionSummary));
   version = (version: number): Promise<VersionRecord | undefined> => this.read(() => readVersion(this.sql, this.id, version));
-  milestones = (): Promise<VersionRecord[]> => this.read(() => this.sql.milestones.all(this.id).map(toVersion));
+  versionHeads = (after: number, upTo: number): Promise<VersionHead[]> =>
+    this.read(() => this.sql.versionHeads.all(this.id, after, upTo).map((row) => toVersionHead(row, row.ops_bytes)));
+  milestones = (after = 0, limit = -1): Promise<MilestoneRecord[]> => this.read(() => this.sql.milestones.all(this.id, after, limit).map(toMilestone));
   fullTextAtOrBefore = (version: number): Promise<Snapshot | undefined> => this.read(() => readFullText(this.sql, this.id, version));
   receipt = (clientId: string, seq: number): Promise<PatchReceipt | undefined> => this.read(() => readReceipt(this.sql, this.id, clientId, seq));
   // One indexed lookup per key: a SQLite statement is a function call, not a round trip.

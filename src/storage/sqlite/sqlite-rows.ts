@@ -1,6 +1,6 @@
 import { constants, deflateRawSync, inflateRawSync } from "node:zlib";
 import type { NormalizedOp } from "../../core/normalized-op.js";
-import type { DocumentRecord, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
+import type { DocumentRecord, MilestoneRecord, VersionHead, PatchReceipt, Snapshot, VersionRecord, VersionSummary } from "../store.js";
 import { receiptOf, type DocumentRowOf, type ReceiptRowOf, type SnapshotRowOf, type VersionRowOf } from "../row-shapes.js";
 
 /**
@@ -72,6 +72,18 @@ export function toVersion(row: VersionRow): VersionRecord {
 
 /** A version row read without its text column. */
 export type VersionSummaryRow = Omit<VersionRow, "text">;
+
+/** A version row read without its ops and text, with the ops' size. */
+export function toVersionHead(row: VersionRow, opsBytes: number | null): VersionHead {
+  const { ops: _ops, text: _text, ...head } = toVersion(row);
+  return { ...head, opsBytes };
+}
+
+/** A milestone row read without its ops. */
+export function toMilestone(row: VersionRow): MilestoneRecord {
+  const { ops: _ops, ...milestone } = toVersion(row);
+  return milestone;
+}
 
 export function toVersionSummary(row: VersionSummaryRow): VersionSummary {
   const { text: _text, ...summary } = toVersion({ ...row, text: null });

@@ -29,7 +29,15 @@ export function prepareStatements(db: Database) {
       `SELECT document_id, version, change_type, milestone, created_at, client_id, display_name, title, ops, checksum
        FROM versions WHERE document_id = ? AND version > ? AND version <= ? ORDER BY version`,
     ),
-    milestones: prepare<[string], VersionRow>(db, "SELECT * FROM versions WHERE document_id = ? AND milestone = 1 ORDER BY version"),
+    versionHeads: prepare<[string, number, number], VersionRow & { ops_bytes: number | null }>(db, 
+      `SELECT document_id, version, change_type, milestone, created_at, client_id, display_name, title, NULL AS ops, checksum, NULL AS text,
+         octet_length(ops) AS ops_bytes
+       FROM versions WHERE document_id = ? AND version > ? AND version <= ? ORDER BY version`,
+    ),
+    milestones: prepare<[string, number, number], VersionRow>(db, 
+      `SELECT document_id, version, change_type, milestone, created_at, client_id, display_name, title, NULL AS ops, checksum, text
+       FROM versions WHERE document_id = ? AND milestone = 1 AND version > ? ORDER BY version LIMIT ?`,
+    ),
     snapshot: prepare<[string], SnapshotRow>(db, "SELECT version, text FROM snapshots WHERE document_id = ?"),
     milestoneTextAtOrBefore: prepare<[string, number], SnapshotRow>(db, 
       "SELECT version, text FROM versions WHERE document_id = ? AND milestone = 1 AND version <= ? AND text IS NOT NULL ORDER BY version DESC LIMIT 1",
@@ -83,7 +91,7 @@ export function prepareStatements(db: Database) {
        WHERE id = 1 AND locked_until <= @now
        RETURNING failures, locked_until`,
     ),
-    resetFailures: prepare(db, "UPDATE list_lock SET failures = 0 WHERE id = 1"),
+    resetFailures: prepare<[number]>(db, "UPDATE list_lock SET failures = 0, locked_until = CASE WHEN locked_until = ? THEN 0 ELSE locked_until END WHERE id = 1"),
   };
 }
 

@@ -1,11 +1,10 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import type { Database } from "better-sqlite3";
 import {
   type CommitListener,
   type CompactionResult,
   type DocumentReads,
   type DocumentTransaction,
+  type ListFailureState,
   type ListLockState,
   type Store,
   type StoreStats,
@@ -13,7 +12,8 @@ import {
 } from "../store.js";
 import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { openDatabase } from "./sqlite-open.js";
-import { SqliteFileLock } from "./file-lock.js";
+import { preparePrivateFiles } from "./private-files.js";
+import { SqliteFileLock, lockFileName } from "./file-lock.js";
 import { toDocument } from "./sqlite-rows.js";
 import { GroupCommit } from "./group-commit.js";
 import { COMPACTION_CHUNK, prepareStatements, type Statements } from "./sqlite-statements.js";
@@ -51,7 +51,7 @@ export class SqliteStore implements Store {
    * maintenance query). A file another store serves is refused with {@link StorageInUseError}.
    */
   static open(path: string, options: { busyTimeoutMs?: number } = {}): SqliteStore {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") preparePrivateFiles([path, lockFileName(path)]);
     const lock = path === ":memory:" ? undefined : SqliteFileLock.acquire(path);
     try {
       const { db, walFile } = openDatabase(path, options);
@@ -131,15 +131,16 @@ export class SqliteStore implements Store {
     }, this.flushing);
   }
 
-  async recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListLockState> {
+  async recordListFailure(now: number, maxFailures: number, lockMs: number): Promise<ListFailureState> {
     const row = await run(() => this.sql.recordFailure.get({ now, max: maxFailures, lockMs }));
     // Flushed like a commit (wal-sync.ts): a lock must not be lost to a power cut.
     await this.wal?.sync();
-    return row ? { failures: row.failures, lockedUntil: row.locked_until } : this.getListLock();
+    // No row: the list was locked, and the statement changed nothing.
+    return row ? { failures: row.failures, lockedUntil: row.locked_until, counted: true } : { ...(await this.getListLock()), counted: false };
   }
 
-  async resetListFailures(): Promise<void> {
-    await run(() => void this.sql.resetFailures.run());
+  async resetListFailures(releasing = -1): Promise<void> {
+    await run(() => void this.sql.resetFailures.run(releasing));
     await this.wal?.sync();
   }
 
