@@ -19,7 +19,7 @@
  * two pages never send with one clientId. Without Web Locks (a page served over plain HTTP to
  * another host) a heartbeat in localStorage stands in for the lock (ownership.ts).
  */
-import type { PendingStore, StoredPending } from "../src/client/index.js";
+import { isEarlierRecord, type EarlierPending, type PendingStore, type StoredPending } from "../src/client/index.js";
 import { claim, owned } from "./ownership.js";
 
 const PREFIX = "folio.pending.";
@@ -41,7 +41,7 @@ export interface PageStore extends PendingStore {
 
 interface Entry {
   savedAt: number;
-  pending: Omit<StoredPending, "entries">;
+  pending: Omit<StoredPending, "entries"> | EarlierPending;
   /** The number of the first entry appended after the snapshot. */
   log: number;
 }
@@ -58,17 +58,19 @@ function parse(raw: string | null): Entry | undefined {
   try {
     const entry = JSON.parse(raw ?? "null") as Entry | null;
     const pending = entry?.pending;
-    const valid =
-      typeof entry?.savedAt === "number" &&
-      Number.isSafeInteger(entry.log) &&
-      typeof pending?.clientId === "string" &&
-      typeof pending.snapshot === "string" &&
-      typeof pending.unsent === "boolean" &&
-      Number.isSafeInteger(pending.nextSeq);
+    if (typeof entry?.savedAt !== "number" || typeof pending !== "object" || pending === null || typeof pending.clientId !== "string") return undefined;
+    // A record of the earlier format (a whole local text) is taken over as it is, once.
+    if (isEarlierRecord(pending)) return { ...entry, log: 0 };
+    const valid = Number.isSafeInteger(entry.log) && typeof pending.snapshot === "string" && typeof pending.unsent === "boolean" && Number.isSafeInteger(pending.nextSeq);
     return valid ? entry : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Whether a record holds unsent edits: an earlier-format one always does. */
+function holdsUnsent(pending: Entry["pending"]): boolean {
+  return isEarlierRecord(pending) || pending.unsent;
 }
 
 /** The entries of `documentId` in this browser, newest first. */
@@ -128,7 +130,7 @@ export async function openPendingStore(documentId: string, freshClientId: () => 
   }
   let waiting = 0;
   for (const { entry } of entries) {
-    if (entry !== adopted && (entry.pending.unsent || logOf(local, documentId, entry).length > 0) && !(await owned(entry.pending.clientId))) waiting++;
+    if (entry !== adopted && (holdsUnsent(entry.pending) || logOf(local, documentId, entry).length > 0) && !(await owned(entry.pending.clientId))) waiting++;
   }
   const key = `${PREFIX}${documentId}.${clientId}`;
   const listeners: Array<(keeping: Keeping) => void> = [];
@@ -138,10 +140,10 @@ export async function openPendingStore(documentId: string, freshClientId: () => 
     keeping = next;
     for (const listener of listeners) listener(next);
   };
-  const loaded = adopted && local ? { ...adopted.pending, entries: logOf(local, documentId, adopted) } : undefined;
+  const loaded = adopted && local ? (isEarlierRecord(adopted.pending) ? adopted.pending : { ...adopted.pending, entries: logOf(local, documentId, adopted) }) : undefined;
   // The entries after the snapshot are numbered on from the adopted record's.
   let first = adopted ? adopted.log : 0;
-  let next = first + (loaded?.entries.length ?? 0);
+  let next = first + (loaded && !isEarlierRecord(loaded) ? loaded.entries.length : 0);
   /** Runs a write; a refusal (quota, private mode) leaves the edits in this page only, and the page says so. */
   const kept = (write: (storage: Storage) => Keeping) => {
     try {

@@ -10,6 +10,7 @@ export { openReadOnly, type ReadOnlyChange, type ReadOnlyLiveDocument, type Read
 export type { ReadCalls } from "./read-calls.js";
 export { type Conflict, type LiveDocument, type OpenOptions, type SyncStatus, type TextChange } from "./live-types.js";
 export type { PendingStore, StoredPending } from "./pending-log.js";
+export { isEarlierRecord, type EarlierPending } from "./earlier-record.js";
 export type { RetryOptions } from "./backoff.js";
 export type * from "./types.js";
 export { checksumOf } from "../core/checksum.js";

@@ -3,6 +3,7 @@ import type { FolioClient } from "./http.js";
 import { PLAIN_CODEC } from "./line-codec.js";
 import { LiveDocumentImpl } from "./live-document.js";
 import type { LiveDocument, OpenOptions } from "./live-types.js";
+import { fromEarlierRecord, isEarlierRecord } from "./earlier-record.js";
 import { replay } from "./pending-log.js";
 import { serviceTextOf } from "./service-text.js";
 import { startSync } from "./sync-text.js";
@@ -29,8 +30,8 @@ export async function openDocument(client: FolioClient, id: string, options: Ope
   const own = stored?.clientId === clientId ? stored : undefined;
   // A record that cannot be opened (sealed under another key, before a key change) is left out,
   // but the seqs it may have used are never sent again with another body.
-  const kept = own ? replay(own, codec) : undefined;
-  const nextSeq = kept?.nextSeq ?? (own ? own.nextSeq + own.entries.length : 1);
+  const kept = own ? (isEarlierRecord(own) ? fromEarlierRecord(own, codec) : replay(own, codec)) : undefined;
+  const nextSeq = kept?.nextSeq ?? (own ? own.nextSeq + (isEarlierRecord(own) ? 0 : own.entries.length) : 1);
   const sync = kept?.sync ?? startSync(serviceTextOf(codec, document.version, document.content));
   const live = new LiveDocumentImpl(client, id, document, clientId, options, { sync, nextSeq }, codec);
   await live.start(own !== undefined);

@@ -3,6 +3,7 @@ import { joinLines, splitLines } from "../core/lines.js";
 import { applyRebased } from "../core/rebuild-rule.js";
 import { validateOps } from "../core/validate-ops.js";
 import { changesToLines } from "../core/text-changes.js";
+import type { EarlierPending } from "./earlier-record.js";
 import type { LineCodec } from "./line-codec.js";
 import { ownAfterRemote, type OwnText } from "./own-text.js";
 import { withWire } from "./service-text.js";
@@ -35,7 +36,8 @@ export interface StoredPending {
 
 /** The unconfirmed edits of a live document, optionally kept (in localStorage, IndexedDB, a file…). */
 export interface PendingStore {
-  load(documentId: string): Promise<StoredPending | undefined> | StoredPending | undefined;
+  /** What is kept: a record, or one of the earlier format (earlier-record.ts), taken over once. */
+  load(documentId: string): Promise<StoredPending | EarlierPending | undefined> | StoredPending | EarlierPending | undefined;
   /** Replaces what is kept by a snapshot with no entries; `undefined`: nothing is unconfirmed. */
   save(documentId: string, record: StoredPending | undefined): Promise<void> | void;
   /** Adds one entry after the ones kept; the record exists (save came first). */

@@ -1,6 +1,6 @@
 import { ChangeSet } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
-import type { PendingStore, StoredPending } from "../../src/client/index.js";
+import type { EarlierPending, PendingStore, StoredPending } from "../../src/client/index.js";
 import { PLAIN_CODEC } from "../../src/client/line-codec.js";
 import { replay, snapshotRecord } from "../../src/client/pending-log.js";
 import { serviceTextOf } from "../../src/client/service-text.js";
@@ -166,5 +166,24 @@ describe("a live document with a PendingStore", () => {
     doc.setText("ab");
     await doc.whenSynced(5_000);
     expect(patchesOf(net).map((patch) => patch.seq)).toEqual([6]);
+  });
+
+  it("takes over a record of the earlier format (a whole local text over a base version): its edits are sent on their base, the service shifts them, and the record is rewritten in the present format", async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a\nb" });
+    // Someone else's change came after the base the earlier record was kept on.
+    await s.client.patchContent(id, { baseVersion: 1, checksum: checksum("a\nb"), clientId: "someone-else", seq: 1, ops: [{ op: "insert", index: 2, lines: ["c"] }] });
+    const earlier = { clientId: "earlier-page", nextSeq: 4, baseVersion: 1, baseText: "a\nb", text: "a kept\nb" };
+    const saved = new Map<string, object>([[id, earlier]]);
+    const store: PendingStore = {
+      load: (documentId) => saved.get(documentId) as EarlierPending | undefined,
+      save: (documentId, record) => void (record ? saved.set(documentId, structuredClone(record)) : saved.delete(documentId)),
+      append: (documentId, entry) => void (saved.get(documentId) as StoredPending).entries.push(entry),
+    };
+    const { doc, net } = await live(id, store);
+    expect(doc.clientId).toBe("earlier-page");
+    expect(await converged(s.client, id, [doc])).toBe("a kept\nb\nc");
+    expect(patchesOf(net).map((patch) => [patch.seq, patch.baseVersion])).toEqual([[4, 1]]);
+    doc.close();
+    expect(await waitUntil(() => !saved.has(id), { maxMs: 2_000 })).toBe(true);
   });
 });
