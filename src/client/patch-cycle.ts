@@ -86,14 +86,19 @@ export class PatchCycle {
       return this.conflict(before, answer.conflict);
     }
     const moved = acked(before, this.codec, answer.result);
-    this.milestones.landed();
-    if ("unusable" in moved) {
-      this.host.report(new Error(`${moved.unusable}; reloading`));
-      return this.reloadAfter(assumeApplied(before), { assumed: true });
+    // The milestones riding on the patch are told once the document stands on its version, so
+    // that whoever awaited saveMilestone reads that version (the history panel names it).
+    try {
+      if ("unusable" in moved) {
+        this.host.report(new Error(`${moved.unusable}; reloading`));
+        return await this.reloadAfter(assumeApplied(before), { assumed: true });
+      }
+      // Right after the base, with every event up to it seen: this version's event is this patch's.
+      if (answer.result.version === base + 1 && this.host.state().eventsSeen >= base) this.host.apply({ type: "seen", version: answer.result.version });
+      await this.host.moveTo(moved, { acked: answer.result });
+    } finally {
+      this.milestones.landed();
     }
-    // Right after the base, with every event up to it seen: this version's event is this patch's.
-    if (answer.result.version === base + 1 && this.host.state().eventsSeen >= base) this.host.apply({ type: "seen", version: answer.result.version });
-    await this.host.moveTo(moved, { acked: answer.result });
   }
 
   /** No answer but an error: a 4xx other than a 409 ContentConflict, or the key lost. The edits are pending again. */

@@ -200,6 +200,12 @@ describe("the feed loop of a live document", () => {
     expect(net.calls("PATCH", "/content").some((call) => (call.body as { milestone?: boolean }).milestone === true)).toBe(true);
     const history = await s.client.history(id);
     expect(history.map((entry) => [entry.version, entry.content])).toContainEqual([doc.version, "b"]);
+    // With nothing unsent the milestone is a patch of its own: once it resolves, the document
+    // stands on the version it made (what the history panel names "Saved version").
+    await doc.whenSynced(5_000);
+    const before = doc.version;
+    await doc.saveMilestone();
+    expect([doc.version, (await s.client.history(id)).at(-1)?.version]).toEqual([before + 1, before + 1]);
   });
 
   it("close() aborts every request and stops every loop", async () => {
