@@ -8,7 +8,7 @@ import { REPO_ROOT, ensureBuilt, startCommand, startProcess, type LogLine, type 
 // group (systemd's KillMode=control-group, `timeout`, Ctrl+C in a terminal: the server gets the
 // signal from the kernel and once more from npm), once or again and again. In every case a waiting
 // long poll gets its 204, a write in flight its 200, the log says "closed cleanly" and the exit is 0.
-// The double delivery is a race, so each case runs several rounds.
+// The double delivery is a race, so each case where the server may get the signal twice runs several rounds.
 
 const ROUNDS = 3;
 const TIMEOUT_MS = 20_000;
@@ -87,8 +87,10 @@ async function drainRound(target: Target, signal: NodeJS.Signals, deliveries: nu
 describe.each<Target>(["server", "npm", "group"])("a stop through the %s", (target) => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     for (const deliveries of [1, 3]) {
-      it(`drains on ${signal} ${deliveries === 1 ? "once" : `${deliveries} times`}, ${ROUNDS} rounds`, { timeout: ROUNDS * TIMEOUT_MS }, async () => {
-        for (let round = 0; round < ROUNDS; round++) await drainRound(target, signal, deliveries, round);
+      // One signal to the server or to npm alone reaches the server once: no race, one round.
+      const rounds = deliveries > 1 || target === "group" ? ROUNDS : 1;
+      it(`drains on ${signal} ${deliveries === 1 ? "once" : `${deliveries} times`}, ${rounds} round${rounds > 1 ? "s" : ""}`, { timeout: rounds * TIMEOUT_MS }, async () => {
+        for (let round = 0; round < rounds; round++) await drainRound(target, signal, deliveries, round);
       });
     }
   }
