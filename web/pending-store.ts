@@ -173,12 +173,12 @@ export async function openPendingStore(documentId: string, freshClientId: () => 
         return record?.unsent ? "kept" : "none";
       });
     },
-    append(id, entry) {
+    append(id, entry, unconfirmed) {
       if (id !== documentId) return;
       kept((storage) => {
         storage.setItem(logKey(documentId, clientId, next), entry);
         next++;
-        return "kept";
+        return unconfirmed ? "kept" : "none";
       });
     },
   };

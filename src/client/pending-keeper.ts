@@ -10,10 +10,12 @@ const IDLE_MS = 2_000;
 /**
  * Keeps a live document's unconfirmed edits in its PendingStore (pending-log.ts): the snapshot is
  * written at the first change that leaves something unconfirmed, and again when the document has
- * been idle for a moment (or the entries have grown); every change in between is one entry
- * appended. So nothing is lost when the page is closed at any moment, and a keystroke writes only
- * its own change. Once nothing is unconfirmed the record is removed: a store holds a record exactly
- * while there is something to keep.
+ * been idle for a moment (or the entries have grown); every step in between (an edit, a patch sent,
+ * its answer, someone else's change) is one entry appended, whether or not something is still
+ * unconfirmed after it. So nothing is lost when the page is closed at any moment, and a keystroke
+ * writes only its own change: the whole text is written once per spell of typing, never per key
+ * (docs/editing-protocol.md, "Persistence"). Once the document is idle (or closed) with nothing
+ * unconfirmed the record is removed.
  */
 export class PendingKeeper {
   private entries = 0;
@@ -42,12 +44,14 @@ export class PendingKeeper {
   /** A step that changed the texts, already applied to the state. */
   async changed(entry: PendingEntry): Promise<void> {
     if (!this.store) return;
-    if (!hasUnconfirmed(this.current().sync)) return this.remove();
-    if (!this.written || this.entries >= MAX_ENTRIES) return this.compact();
+    const unconfirmed = hasUnconfirmed(this.current().sync);
+    // Nothing kept yet: a snapshot when there is something to keep, else no record at all.
+    if (!this.written) return unconfirmed ? this.compact() : this.remove();
+    if (this.entries >= MAX_ENTRIES) return this.keep();
     this.entries++;
     this.dirty = true;
     this.scheduleCompaction();
-    await this.guarded(() => this.store!.append(this.documentId, entryRecord(entry, this.codec)));
+    await this.guarded(() => this.store!.append(this.documentId, entryRecord(entry, this.codec), unconfirmed));
   }
 
   /** Stops the timer; with nothing unconfirmed the record is removed, else it stays for the next opening. */
@@ -76,7 +80,7 @@ export class PendingKeeper {
 
   private scheduleCompaction(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.compact(), IDLE_MS);
+    this.timer = setTimeout(() => void this.keep(), IDLE_MS);
   }
 
   private async compact(): Promise<void> {

@@ -40,8 +40,11 @@ export interface PendingStore {
   load(documentId: string): Promise<StoredPending | EarlierPending | undefined> | StoredPending | EarlierPending | undefined;
   /** Replaces what is kept by a snapshot with no entries; `undefined`: nothing is unconfirmed. */
   save(documentId: string, record: StoredPending | undefined): Promise<void> | void;
-  /** Adds one entry after the ones kept; the record exists (save came first). */
-  append(documentId: string, entry: string): Promise<void> | void;
+  /**
+   * Adds one entry after the ones kept; the record exists (save came first). `unconfirmed`: whether
+   * something is still unconfirmed after this step (the entry of an answer that confirmed all says no).
+   */
+  append(documentId: string, entry: string, unconfirmed: boolean): Promise<void> | void;
 }
 
 interface PendingSnapshot {

@@ -96,7 +96,28 @@ describe("a live document with a PendingStore", () => {
     expect([kept.sync.confirmed.version, kept.sync.local.toString(), store.saved.get(id)!.unsent]).toEqual([1, "abc", true]);
     gate.open();
     await doc.whenSynced(5_000);
-    expect(store.saved.has(id)).toBe(false);
+    // Idle with all saved: the record goes.
+    expect(await waitUntil(() => !store.saved.has(id), { maxMs: 4_000, pauseMs: 20 })).toBe(true);
+    doc.close();
+  });
+
+  it("writes the whole text once per spell of typing, not at each key after an answer that confirmed all", { timeout: 10_000 }, async () => {
+    const { id } = await s.client.createDocument({ title: "T", content: "a" });
+    const store = memoryStore();
+    const { doc } = await live(id, store);
+    // Each key is confirmed before the next: one snapshot at the first, entries after it.
+    for (const [at, key] of [[1, "b"], [2, "c"], [3, "d"]] as const) {
+      doc.edit([{ from: at, to: at, insert: key }]);
+      await doc.whenSynced(5_000);
+    }
+    expect(store.saves).toBe(1);
+    expect(store.appends).toBeGreaterThanOrEqual(5);
+    // What the record holds replays to the confirmed text, nothing unconfirmed.
+    const kept = replay(store.saved.get(id)!, PLAIN_CODEC)!;
+    expect([kept.sync.local.toString(), kept.sync.confirmed.version, kept.sync.pending.empty, kept.sync.inflight]).toEqual(["abcd", 4, true, undefined]);
+    // Idle, with all saved: removed.
+    expect(await waitUntil(() => !store.saved.has(id), { maxMs: 4_000, pauseMs: 20 })).toBe(true);
+    expect(store.saves).toBe(2);
     doc.close();
   });
 
