@@ -1,0 +1,131 @@
+/**
+ * Two people at one place at the same moment, in two Chromium pages against the real service: the
+ * races of docs/editing-protocol.md, "The merge rule". Ann replaces a line while Bob types inside
+ * it; both type at the end of one line; both press Enter after one line and type lines. Each race
+ * runs its trials at two typing speeds on one document and two pages (race-support.ts puts the text
+ * back between trials): 20 a speed for the replace race, 6 for the others (the file's time is kept
+ * near a minute and a half on a CI machine of two cores). Every trial must end on one of the texts
+ * the rule allows, on both pages and the service alike.
+ */
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { describe, it } from "vitest";
+import { browserFound, createDocument, sideBySide } from "./e2e-support.js";
+import { requireBrowser, useEditorWorld } from "./e2e-world.js";
+import { expectOutcome, reset, settled, toLine, type Race } from "./race-support.js";
+
+requireBrowser("test/e2e/editor-races.test.ts");
+
+/** The pause between two keys (playwright's `type` delay) at each speed, in ms. */
+const SPEEDS = [0, 60];
+
+/** Run in a page: keeps the text of line 1 as the person's first key finds it (before the key acts). */
+const FIRST_KEY_SEES_LINE = `document.addEventListener("keydown", () => { window.__lineAtFirstKey = document.querySelectorAll(".cm-content > .cm-line")[1].textContent; }, { capture: true, once: true })`;
+
+/** `lines` joined, with `middle` put in place of line `at`. */
+const withLine = (lines: string[], at: number, middle: string[]) => [...lines.slice(0, at), ...middle, ...lines.slice(at + 1)].join("\n");
+
+describe.skipIf(!browserFound)("two people typing at one place at once, in Chromium", { timeout: 120_000 }, () => {
+  const w = useEditorWorld();
+
+  async function openRace(title: string, start: string): Promise<Race> {
+    const id = await createDocument(w.service.url, title, start);
+    const [ann, bob] = await Promise.all([w.author(id, "Ann"), w.author(id, "Bob")]);
+    return { url: w.service.url, id, title, start, ann: ann.tab, bob: bob.tab };
+  }
+
+  /**
+   * Runs `count` trials at each speed from the start text: both cursors placed by `place`, then
+   * Ann's and Bob's keys started together (who starts first alternates), then the settled text checked.
+   * With `lineSeenByAnn`, a trial where Ann's first key met another line 1 than that (Bob's keys had
+   * already reached her page: her selection held them, and her typing took them out, as the rule
+   * says) was no race at the same moment: it is run again, at most 5 times in all, and said so.
+   */
+  async function trials(race: Race, count: number, steps: { place: (tab: Page, who: "ann" | "bob") => Promise<void>; ann: string; bob: string; check: (text: string, name: string) => void; lineSeenByAnn?: string }): Promise<void> {
+    const started = Date.now();
+    const outcomes = new Map<string, number>();
+    let again = 0;
+    for (const delay of SPEEDS) {
+      for (let k = 1; k <= count; k++) {
+        const name = `${race.title}, trial ${k} of ${count} at ${delay} ms a key`;
+        await reset(race);
+        await Promise.all([steps.place(race.ann, "ann"), steps.place(race.bob, "bob")]);
+        await race.ann.evaluate(FIRST_KEY_SEES_LINE);
+        const typing = [() => race.ann.keyboard.type(steps.ann, { delay }), () => race.bob.keyboard.type(steps.bob, { delay })];
+        await Promise.all((k % 2 === 1 ? typing : typing.reverse()).map((type) => type()));
+        const seen = await race.ann.evaluate<string>("window.__lineAtFirstKey");
+        if (steps.lineSeenByAnn !== undefined && seen !== steps.lineSeenByAnn && again < 5) {
+          console.log(`${name}: Bob's keys were on Ann's page before her first key (${JSON.stringify(seen)}); run again`);
+          await settled(race, name);
+          again++;
+          k--;
+          continue;
+        }
+        const text = await settled(race, name);
+        steps.check(text, name);
+        outcomes.set(text, (outcomes.get(text) ?? 0) + 1);
+      }
+    }
+    const seen = [...outcomes].map(([text, times]) => `${times} × ${JSON.stringify(text)}`).join(", ");
+    console.log(`${race.title}: ${SPEEDS.length * count} trials in ${Date.now() - started} ms; ${seen}`);
+  }
+
+  it("keeps Ann's replacement of a line and Bob's word typed inside it, the deleted words gone", async () => {
+    const lines = ["Notes", "second line x1 y2 z3", "Done"];
+    const race = await openRace("Replace race", lines.join("\n"));
+    await trials(race, 20, {
+      // Ann selects the whole line (Home, Shift+End); Bob's cursor goes right after "second" (a word to the right).
+      place: async (tab, who) => {
+        await toLine(tab, 1, "Home");
+        await tab.keyboard.press(who === "ann" ? "Shift+End" : "Control+ArrowRight");
+      },
+      ann: "replaced by Ann",
+      bob: "BOB",
+      lineSeenByAnn: lines[1],
+      // Bob's word survives at the point of Ann's deletion: before her text or after it.
+      check: (text, name) =>
+        expectOutcome(name, text, {
+          typed: ["replaced by Ann", "BOB"],
+          deleted: ["second", "line", "x1", "y2", "z3"],
+          allowed: [withLine(lines, 1, ["BOBreplaced by Ann"]), withLine(lines, 1, ["replaced by AnnBOB"])],
+        }),
+    });
+  });
+
+  it("keeps two people's words typed at the end of one line each whole, one after the other", async () => {
+    const lines = ["Launch", "Release on", "Done"];
+    const race = await openRace("Same point race", lines.join("\n"));
+    const [ann, bob] = [" Monday via blog", " Tuesday via email"];
+    await trials(race, 6, {
+      place: (tab) => toLine(tab, 1, "End"),
+      ann,
+      bob,
+      check: (text, name) =>
+        expectOutcome(name, text, {
+          typed: [ann, bob],
+          deleted: [],
+          allowed: [withLine(lines, 1, [`Release on${ann}${bob}`]), withLine(lines, 1, [`Release on${bob}${ann}`])],
+        }),
+    });
+  });
+
+  it("keeps the lines two people type after one line in one block each, in order", async () => {
+    const lines = ["Launch", "Steps", "Done"];
+    const race = await openRace("New lines race", lines.join("\n"));
+    const [ann, bob] = [["a1", "a2", "a3"], ["b1", "b2", "b3"]];
+    await trials(race, 6, {
+      place: (tab) => toLine(tab, 1, "End"),
+      // playwright's `type` presses Enter for "\n".
+      ann: `\n${ann.join("\n")}`,
+      bob: `\n${bob.join("\n")}`,
+      check: (text, name) =>
+        expectOutcome(name, text, {
+          typed: [ann.join("\n"), bob.join("\n")],
+          deleted: [],
+          allowed: [withLine(lines, 1, ["Steps", ...ann, ...bob]), withLine(lines, 1, ["Steps", ...bob, ...ann])],
+        }),
+    });
+
+    await sideBySide(w.browser, [{ caption: "Ann", png: await race.ann.screenshot() }, { caption: "Bob", png: await race.bob.screenshot() }], join(w.shots, "editor-races.png"));
+  });
+});
