@@ -165,7 +165,7 @@ function renderMachine(machine: MachineInfo): string {
 }
 
 const BACKEND_ORDER = ["sqlite", "postgres"];
-const SCENARIO_ORDER = ["hot-document", "many-documents", "authors", "feed-fanout", "big-document", "restart"];
+const SCENARIO_ORDER = ["hot-document", "many-documents", "authors", "feed-fanout", "big-document", "restart", "editor-typing"];
 
 function ordered(data: BenchData): ScenarioResult[] {
   return Object.values(data.scenarios).sort(
