@@ -69,6 +69,8 @@ export interface PageProfile {
   byFunction: Array<{ name: string; ms: number }>;
   /** Inclusive time of the client library's functions that the page calls into (outermost src/client frame). */
   libraryEntries: Array<{ name: string; ms: number }>;
+  /** Inclusive time of the repository's own functions (src/, web/): each sample counted once for every such function on its stack. */
+  ownInclusive: Array<{ name: string; ms: number }>;
 }
 
 /** The name a function is declared with on a source line: `name(`, `function name`, `const name = (…) =>`. */
@@ -136,6 +138,15 @@ export function summarizePageProfile(profile: CpuProfile, scriptUrl: string, map
   const files = new Map<string, number>();
   const functions = new Map<string, number>();
   const entries = new Map<string, number>();
+  const own = new Map<string, number>();
+  const ownOnStack = (id: number): Set<string> => {
+    const names = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = where.get(at)!;
+      if (frame.file.startsWith("src/") || frame.file.startsWith("web/")) names.add(frame.name);
+    }
+    return names;
+  };
   let totalMs = 0;
   let scriptMs = 0;
   let libraryMs = 0;
@@ -150,6 +161,7 @@ export function summarizePageProfile(profile: CpuProfile, scriptUrl: string, map
     const { file, name } = where.get(id)!;
     files.set(file, (files.get(file) ?? 0) + ms);
     functions.set(name, (functions.get(name) ?? 0) + ms);
+    for (const ownName of ownOnStack(id)) own.set(ownName, (own.get(ownName) ?? 0) + ms);
     const entry = libraryEntry(id);
     if (entry !== 0) {
       libraryMs += ms;
@@ -165,5 +177,6 @@ export function summarizePageProfile(profile: CpuProfile, scriptUrl: string, map
     byFile: sorted(files).map(([file, ms]) => ({ file, ms })),
     byFunction: sorted(functions).map(([name, ms]) => ({ name, ms })),
     libraryEntries: sorted(entries).map(([name, ms]) => ({ name, ms })),
+    ownInclusive: sorted(own).map(([name, ms]) => ({ name, ms })),
   };
 }

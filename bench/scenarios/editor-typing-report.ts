@@ -110,7 +110,7 @@ export function reportTyping(result: ScenarioResult, data: TypingData): void {
         .map((row) => `${row.name ?? row.file} ${formatNumber(row.ms / profiled.keys)}`)
         .join("; ");
     result.notes.push(
-      `Profile, ${size(profiled.size)} at ${PACES.find((p) => p.id === profiled.pace)!.label} (${profiled.keys} keys; ms per key): main thread ${formatNumber(profiled.block.times.taskMs / profiled.keys)} (TaskDuration, thread CPU), script ${formatNumber(profiled.block.times.scriptMs / profiled.keys)} (ScriptDuration); sampled (wall clock) in JavaScript and GC ${formatNumber(profile.scriptMs / profiled.keys)}, of which under the client library ${formatNumber(profile.libraryMs / profiled.keys)}. Sampled self time by file: ${list(profile.byFile, 6)}. By function: ${list(profile.byFunction, 6)}. Library entry points (inclusive): ${list(profile.libraryEntries, 4)}.`,
+      `Profile, ${size(profiled.size)} at ${PACES.find((p) => p.id === profiled.pace)!.label} (${profiled.keys} keys; ms per key): main thread ${formatNumber(profiled.block.times.taskMs / profiled.keys)} (TaskDuration, thread CPU), script ${formatNumber(profiled.block.times.scriptMs / profiled.keys)} (ScriptDuration); sampled (wall clock) in JavaScript and GC ${formatNumber(profile.scriptMs / profiled.keys)}, of which under the client library ${formatNumber(profile.libraryMs / profiled.keys)}. Sampled self time by file: ${list(profile.byFile, 6)}. By function: ${list(profile.byFunction, 6)}. Library entry points (inclusive): ${list(profile.libraryEntries, 4)}. The repository's functions by inclusive time: ${list(profile.ownInclusive, 10)}.`,
     );
   }
   result.notes.push(...data.converged.map((line) => `Converged: ${line}.`));
