@@ -27,6 +27,7 @@ import { buildService, SERVICE_NODE_FLAGS, TSX_IMPORT } from "./lib/service.js";
 import { abuse } from "./scenarios/abuse.js";
 import { authors } from "./scenarios/authors.js";
 import { bigDocument } from "./scenarios/big-document.js";
+import { editorTyping } from "./scenarios/editor-typing.js";
 import { encryptionCost } from "./scenarios/encryption-cost.js";
 import { feedFanout } from "./scenarios/feed-fanout.js";
 import { hotDocument, manyDocuments } from "./scenarios/hot-document.js";
@@ -34,7 +35,7 @@ import { metricsOverhead } from "./scenarios/metrics-overhead.js";
 import { openEditors } from "./scenarios/open-editors.js";
 import { restart } from "./scenarios/restart.js";
 
-const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, metricsOverhead, authors, openEditors, feedFanout, bigDocument, restart, encryptionCost, abuse];
+const SCENARIOS: Scenario[] = [hotDocument, manyDocuments, metricsOverhead, authors, openEditors, feedFanout, bigDocument, restart, encryptionCost, abuse, editorTyping];
 /** The whole run stays under 15 minutes (3 in quick mode); the profiles get what is left. */
 const TOTAL_BUDGET_S = { full: 870, quick: 175 };
 

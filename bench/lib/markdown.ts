@@ -165,7 +165,7 @@ function renderMachine(machine: MachineInfo): string {
 }
 
 const BACKEND_ORDER = ["sqlite", "postgres"];
-const SCENARIO_ORDER = ["hot-document", "many-documents", "authors", "feed-fanout", "big-document", "restart"];
+const SCENARIO_ORDER = ["hot-document", "many-documents", "authors", "feed-fanout", "big-document", "restart", "editor-typing"];
 
 function ordered(data: BenchData): ScenarioResult[] {
   return Object.values(data.scenarios).sort(
@@ -203,7 +203,8 @@ export function renderDocument(data: BenchData, commentary: string): string {
     "and every load generator on the second (`taskset`, all threads), so service figures are those of one core; each",
     "scenario's method notes say how its run was placed. Service CPU per accepted patch, per feed answer or per request is the",
     "server process's CPU time inside the measurement window divided by the count answered in it. All files live in one temp",
-    "directory that is removed at the end; PostgreSQL runs get throw-away databases.",
+    "directory that is removed at the end; PostgreSQL runs get throw-away databases. The editor-typing scenario also builds the",
+    "editor page and drives Debian's Chromium (`/usr/bin/chromium`, or `FOLIO_CHROMIUM`) through playwright-core, on the load side's CPU.",
     "",
     "## Runs",
     "",
