@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { PassThrough } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChangeFeedView, Departure, PollDone } from "../../service/change-feed.js";
@@ -27,6 +28,7 @@ const KEEP_ALIVE = Buffer.from(": keep-alive\n\n");
 /** One open stream: the bytes' way out and how its wait is ended. */
 interface Stream {
   out: PassThrough;
+  raw: ServerResponse;
   departure: { gone: boolean; onGone?: () => void };
   drain?: Timer;
 }
@@ -73,7 +75,7 @@ export class EventStreams {
       }
       if (departure.gone) return;
       if (this.closed) return void reply.code(204).send(null);
-      const stream: Stream = { out: new PassThrough(), departure };
+      const stream: Stream = { out: new PassThrough(), raw: reply.raw, departure };
       this.open.add(stream);
       // After a close, Fastify destroys the stream; a write then must not throw from a callback.
       stream.out.on("error", () => undefined);
@@ -90,10 +92,13 @@ export class EventStreams {
     });
   }
 
-  /** Ends every stream at once and refuses new ones (shutdown: a client reconnects elsewhere, with Last-Event-ID). */
+  /**
+   * Ends every stream at once and refuses new ones (shutdown: a client reconnects elsewhere, with
+   * Last-Event-ID). A stream whose client is behind on reading is dropped, so that it cannot hold the shutdown.
+   */
   close(): void {
     this.closed = true;
-    for (const stream of [...this.open]) this.end(stream);
+    for (const stream of [...this.open]) this.end(stream, stream.drain !== undefined || stream.raw.writableNeedDrain);
   }
 
   private loop(request: FastifyRequest, stream: Stream, poll: StreamPoll, since: number): void {
