@@ -89,7 +89,7 @@ describe("a live document falling back to the long poll", () => {
     const buffered: Verdict = { kind: "respond", response: () => new Response(new ReadableStream<Uint8Array>(), { status: 200, headers: { "content-type": "text/event-stream" } }) };
     const { doc, net } = await live(id, () => buffered);
     try {
-      expect(await waitUntil(() => net.calls("GET", "/changes").length > 0, { maxMs: 5_000 })).toBe(true);
+      expect(await waitUntil(() => net.calls("GET", "/changes").length > 0, { maxMs: 5_000, pauseMs: 5 })).toBe(true);
       await s.client.replaceDocument(id, { title: "T", content: "b" });
       expect(await converged(s.client, id, [doc])).toBe("b");
 
@@ -109,11 +109,11 @@ describe("a read-only document following the read link's event stream", () => {
     const doc = await openReadOnly(createClient({ baseUrl: s.baseUrl, fetch: net.fetch }), readId, { ...FAST, feed: "stream", firstFrameMs: 500 });
     try {
       await s.client.replaceDocument(id, { title: "T", content: "a\nb" });
-      expect(await waitUntil(() => doc.text === "a\nb", { maxMs: 5_000 })).toBe(true);
+      expect(await waitUntil(() => doc.text === "a\nb", { maxMs: 5_000, pauseMs: 5 })).toBe(true);
 
       await s.client.read.deleteLink(id);
       await s.client.replaceDocument(id, { title: "T", content: "c" });
-      expect(await waitUntil(() => doc.revoked, { maxMs: 5_000 })).toBe(true);
+      expect(await waitUntil(() => doc.revoked, { maxMs: 5_000, pauseMs: 5 })).toBe(true);
       expect(doc.text).toBe("a\nb");
       expect(net.calls("GET", "/changes").length).toBe(0);
       expect(net.calls("GET", "/events").map((call) => call.path.split("?")[0])).toEqual([`/api/v1/read/${readId}/events`, `/api/v1/read/${readId}/events`]);

@@ -10,6 +10,9 @@ import { buildTestApp } from "../support/test-app.js";
 // service.rate-limit.waits-per-address like a long poll, ends at once when the service shuts down,
 // and a client that leaves its bytes unread is dropped after 30 s (on the app's ManualClock).
 
+/** How long a test waits for what the service does over real HTTP: polled every 2 ms, up to 5 s. */
+const OVER_HTTP = { maxMs: 5_000, pauseMs: 2 };
+
 const t = appPerTest({ config: (config) => (config.rateLimit.waitsPerAddress = 1) });
 
 async function origin(): Promise<string> {
@@ -39,7 +42,7 @@ describe("GET /documents/{documentId}/events under the per-address limit of wait
     });
     first.close();
     await first.ended;
-    await untilWaiting(t.services.hub, 0);
+    await untilWaiting(t.services.hub, 0, OVER_HTTP);
 
     const again = await events(id, 1);
     expect({ status: again.status, frame: await again.next() }).toEqual({ status: 200, frame: { comment: "open" } });
@@ -61,7 +64,7 @@ describe("GET /documents/{documentId}/events to a client that does not read", ()
     const client = new FeedClient(t.app);
     const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
     const socket = await unreadStream(`${DOCUMENTS}/${id}/events?since=1`);
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
 
     // 4 MB answers until the stream is stuck and the 30 s pass: the one wait the address may hold is
     // free again once the service dropped the stream. Bounded: at most 12 answers (48 MB).
@@ -105,7 +108,7 @@ describe("GET /documents/{documentId}/events during shutdown", () => {
     ]);
     const longPoll = await new FeedClient(app.app).changes(id, 0, 0);
     expect(await Promise.all(streams.map((stream) => stream.next()))).toEqual([change(1, longPoll.body), { comment: "open" }, { comment: "open" }]);
-    await untilWaiting(app.services.hub, 3);
+    await untilWaiting(app.services.hub, 3, OVER_HTTP);
     const started = performance.now();
 
     await app.close();
@@ -123,7 +126,7 @@ describe("GET /documents/{documentId}/events during shutdown, to a client that d
     const { id } = await createDocument(app.app, { title: "Plan", content: "a" });
     const address = await app.app.listen({ host: "127.0.0.1", port: 0 });
     const socket = await unreadStream(`${DOCUMENTS}/${id}/events?since=1`, address);
-    await untilWaiting(app.services.hub, 1);
+    await untilWaiting(app.services.hub, 1, OVER_HTTP);
     // 24 MB of answers: more than the kernel's buffers of a loopback connection hold.
     for (let version = 1; version <= 6; version++) expectStatus(await client.put(id, "Plan", String(version).repeat(4_000_000)), 200);
     const started = performance.now();

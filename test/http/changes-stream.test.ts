@@ -9,6 +9,9 @@ import { waitUntil } from "../support/wait-until.js";
 // since, as Server-Sent Events over real HTTP on loopback. The app's clock is a ManualClock, which
 // only the tests move: a keep-alive comes when a test moves it 15 s.
 
+/** How long a test waits for what the service does over real HTTP: polled every 2 ms, up to 5 s. */
+const OVER_HTTP = { maxMs: 5_000, pauseMs: 2 };
+
 const t = appPerTest();
 const sender = { clientId: "client-1", displayName: "Ann" };
 const KEEP_ALIVE = { comment: "keep-alive" };
@@ -51,7 +54,7 @@ describe("GET /documents/{documentId}/events", () => {
     expect(first).toEqual(change(1, await longPoll(id, 0)));
     expect(JSON.parse((first as { data: string }).data)).toEqual({ currentVersion: 1, content: "a", events: [{ version: 1, changeType: "CREATED" }] });
 
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
     expectStatus(await client.patch(id, { baseVersion: 1, base: "a", seq: 1, ...sender, ops: [{ op: "insert", index: 1, lines: ["b"] }] }), 200);
     const second = await events.next();
     expect(second).toEqual(change(2, await longPoll(id, 1)));
@@ -65,7 +68,7 @@ describe("GET /documents/{documentId}/events", () => {
     expectStatus(await client.rename(id, "Plan B", 2), 200);
     expect(await events.next()).toEqual(change(3, await longPoll(id, 2)));
     events.close();
-    expect(await waitUntil(() => t.services.hub.stats().waiters === 0)).toBe(true);
+    expect(await waitUntil(() => t.services.hub.stats().waiters === 0, OVER_HTTP)).toBe(true);
     expect(t.services.hub.stats()).toEqual(IDLE_HUB);
   });
 
@@ -75,15 +78,15 @@ describe("GET /documents/{documentId}/events", () => {
 
     expectStreamHead(events);
     expect(await events.next()).toEqual(OPEN);
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
     t.clock.advance(14_999);
     t.clock.advance(1);
     expect(await events.next()).toEqual(KEEP_ALIVE);
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
     t.clock.advance(15_000);
     expect(await events.next()).toEqual(KEEP_ALIVE);
 
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
     expectStatus(await new FeedClient(t.app).put(id, "Plan", "b"), 200);
     expect(await events.next()).toEqual(change(2, await longPoll(id, 1)));
     events.close();
@@ -93,7 +96,7 @@ describe("GET /documents/{documentId}/events", () => {
     const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
     const events = await stream(id, 1);
     expect(await events.next()).toEqual(OPEN);
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
 
     t.clock.advance(14_999);
 
@@ -120,7 +123,7 @@ describe("GET /documents/{documentId}/events", () => {
     const events = await stream(id, 5);
 
     expect(await events.next()).toEqual(change(1, await longPoll(id, 5)));
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
     expectStatus(await new FeedClient(t.app).put(id, "Plan", "a"), 200);
     expect(await events.next()).toEqual(change(2, await longPoll(id, 1)));
     events.close();
@@ -131,13 +134,13 @@ describe("GET /documents/{documentId}/events", () => {
     const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
     const events = await stream(id, 1);
     expect(await events.next()).toEqual(OPEN);
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
 
     expectStatus(await client.remove(id), 204);
     const deleted = await events.next();
     expect(deleted).toEqual(change(2, await longPoll(id, 1)));
     expect(JSON.parse((deleted as { data: string }).data)).toEqual({ fromVersion: 1, currentVersion: 2, ops: [], events: [{ version: 2, changeType: "DELETED" }] });
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
     expectStatus(await client.restore(id), 200);
     const restored = await events.next();
     expect(restored).toEqual(change(3, await longPoll(id, 2)));

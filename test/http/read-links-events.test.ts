@@ -10,6 +10,9 @@ import { waitUntil } from "../support/wait-until.js";
 // own stream, frame for frame, never with the document's id; a link revoked or replaced meanwhile
 // ends it. Runs on SQLite and (project "postgres") on PostgreSQL.
 
+/** How long a test waits for what the service does over real HTTP: polled every 2 ms, up to 5 s. */
+const OVER_HTTP = { maxMs: 5_000, pauseMs: 2 };
+
 const t = appPerTest();
 const appendB = { baseVersion: 1, base: "a", seq: 1, clientId: "c-ann", displayName: "Ann", ops: [{ op: "insert" as const, index: 1, lines: ["b"] }] };
 
@@ -43,7 +46,7 @@ describe("GET /read/{readId}/events", () => {
     const frames: Frame[] = [await events.next()];
     expect(frames[0]).toEqual(change(1, await readPoll(links, readId, 0)));
     expect(await own.next()).toEqual(frames[0]);
-    await untilWaiting(t.services.hub, 2);
+    await untilWaiting(t.services.hub, 2, OVER_HTTP);
     expectStatus(await docs.patch(id, appendB), 200);
     frames.push(await events.next());
     expect(frames[1]).toEqual(change(2, await readPoll(links, readId, 1)));
@@ -52,7 +55,7 @@ describe("GET /read/{readId}/events", () => {
     expect(JSON.stringify({ frames, headers: events.headers }).includes(id)).toBe(false);
     events.close();
     own.close();
-    expect(await waitUntil(() => t.services.hub.stats().waiters === 0)).toBe(true);
+    expect(await waitUntil(() => t.services.hub.stats().waiters === 0, OVER_HTTP)).toBe(true);
   });
 
   it("answers 404 problem+json before any stream byte for a read id that names no link", async () => {
@@ -70,7 +73,7 @@ describe("GET /read/{readId}/events", () => {
   it("ends the stream, without delivering it, at the first change after the link was revoked", async () => {
     const { docs, links, id, events } = await linked(1);
     expect(await events.next()).toEqual({ comment: "open" });
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
 
     expectStatus(await links.revoke(id), 204);
     expectStatus(await docs.patch(id, appendB), 200);
@@ -82,7 +85,7 @@ describe("GET /read/{readId}/events", () => {
   it("ends the stream at the keep-alive after the link was replaced by a new one, when nothing changed", async () => {
     const { links, id, events } = await linked(1);
     expect(await events.next()).toEqual({ comment: "open" });
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
 
     await links.newReadId(id);
     t.clock.advance(15_000);
@@ -95,11 +98,11 @@ describe("GET /read/{readId}/events", () => {
   it("delivers a deleted document's DELETED through the link and goes on, as the read long poll does", async () => {
     const { docs, links, id, readId, events } = await linked(1);
     expect(await events.next()).toEqual({ comment: "open" });
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
 
     expectStatus(await docs.remove(id), 204);
     expect(await events.next()).toEqual(change(2, await readPoll(links, readId, 1)));
-    await untilWaiting(t.services.hub, 1);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
     expectStatus(await docs.restore(id), 200);
     expect(await events.next()).toEqual(change(3, await readPoll(links, readId, 2)));
     events.close();
