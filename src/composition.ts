@@ -15,6 +15,8 @@ export interface OperatorLog {
 export interface Composition {
   readonly config: Config;
   readonly store: Store;
+  /** The service's time, for what the HTTP layer times itself (an event stream's keep-alive and drain). */
+  readonly clock: Clock;
   readonly services: Services;
   /** Absent when `service.metrics.enabled` is false. */
   readonly metrics: AppMetrics | undefined;
@@ -58,6 +60,7 @@ export function compose(deps: { config: Config; store: Store; clock: Clock; log?
   return {
     config,
     store,
+    clock,
     services,
     metrics,
     tracker,

@@ -34,7 +34,8 @@ export async function openForPage(root: HTMLElement, client: FolioClient, id: st
       return undefined;
     }
     [doc, info] = await Promise.all([
-      openDocument(client, id, { displayName: displayName() || undefined, pendingStore: store, clientId: store.clientId, ...(key !== undefined ? { key } : {}) }),
+      // The event stream, or the long poll where the service or a proxy has none (docs/api.md, "The event stream").
+      openDocument(client, id, { displayName: displayName() || undefined, pendingStore: store, clientId: store.clientId, feed: "stream", ...(key !== undefined ? { key } : {}) }),
       client.info().catch(() => undefined),
     ]);
   } catch (error) {

@@ -25,7 +25,7 @@ export async function renderReadOnly(root: HTMLElement, client: FolioClient, rea
   replace(root, h("main", { class: "doc-loading" }, h("p", {}, "Opening the read-only document…"), indicator.element));
   let doc: ReadOnlyLiveDocument;
   try {
-    doc = await openReadOnly(client, readId, key !== undefined ? { key } : {});
+    doc = await openReadOnly(client, readId, { feed: "stream", ...(key !== undefined ? { key } : {}) });
   } catch (error) {
     if (error instanceof WrongKeyError) return showKeyProblem(root, "wrong", true);
     if (error instanceof NotEncryptedError) return showKeyProblem(root, "not-encrypted", true, `/r/${readId}`);

@@ -59,3 +59,13 @@ export const ChangesQuery = Type.Object({
   since: Int64({ description: "last seen version; 0 means nothing yet", examples: [2] }),
   wait: Type.Optional(Int32({ default: 25, description: "seconds to wait; clamped by service.feed.max-wait-seconds", examples: [25] })),
 });
+
+/** The query of a change feed's event stream: the long poll's `since`, without a wait (the stream waits for ever). */
+export const EventsQuery = Type.Object({
+  since: Int64({ description: "last seen version; 0 means nothing yet. A Last-Event-ID header takes its place", examples: [2] }),
+});
+
+/** What a reconnecting EventSource sends: the `id` of the last event it got, a version. */
+export const EventsHeaders = Type.Object({
+  "last-event-id": Type.Optional(Int64({ description: "the `id` of the last event received (its currentVersion): the stream resumes from it instead of `since`", examples: [3] })),
+});

@@ -1,5 +1,6 @@
 import { Backoff, earlyEnd, sleep, withTimeout, type RetryNow, type RetryOptions } from "./backoff.js";
 import { FolioError } from "./errors.js";
+import { followStream, type StreamOpener } from "./feed-stream-loop.js";
 import type { FolioClient } from "./http.js";
 import type { ChangeFeed } from "./types.js";
 
@@ -17,10 +18,20 @@ export interface FeedLoopOptions {
   failing: (failing: boolean, error?: Error) => void;
   /** Ends the wait after a failed poll early (not before a Retry-After). */
   now?: RetryNow;
+  /**
+   * Opens the feed's event stream, tried before the long poll (feed-stream-loop.ts): the loop falls
+   * back to the long poll for good when the service has no stream or a proxy holds its first frame back.
+   */
+  stream?: StreamOpener;
+  /** How long the stream's first frame may take before the loop takes the long poll instead (default 5 s). */
+  firstFrameMs?: number;
 }
 
 /** How much longer than the long-poll wait a feed request may take before it counts as lost. */
 const FEED_GRACE_MS = 15_000;
+
+/** How long an event stream's first frame may take: a proxy that buffers holds it back for good. */
+export const FIRST_FRAME_MS = 5_000;
 
 /**
  * The feed loop: long polls `GET …/changes?since=<confirmed version>` until the signal fires. A 204
@@ -35,9 +46,23 @@ export async function runFeed(options: FeedLoopOptions): Promise<void> {
   const timeoutMs = options.waitSeconds * 1000 + FEED_GRACE_MS;
   // The last poll failed: the next one asks with wait=0.
   let recovering = false;
+  let streaming = options.stream !== undefined;
   while (!options.signal.aborted) {
     const seen = options.now?.fires ?? 0;
     try {
+      if (streaming) {
+        const opened = () => {
+          if (recovering) options.failing(false);
+          recovering = false;
+          backoff.reset();
+        };
+        const ended = await followStream({ ...options, open: options.stream!, opened, firstFrameMs: options.firstFrameMs ?? FIRST_FRAME_MS });
+        if (ended === "unavailable") streaming = false;
+        // The service ended the stream (shutdown, a read link gone): open it again from the confirmed
+        // version after a short pause, which grows while it keeps ending. Out of step: at once.
+        else if (ended === "ended") await sleep(backoff.next(), options.signal, earlyEnd(options.now, seen, undefined));
+        continue;
+      }
       const since = options.since();
       const wait = recovering ? 0 : options.waitSeconds;
       const answer = await withTimeout(options.signal, timeoutMs, (signal) => options.client.changes(options.id, { since, wait }, signal));

@@ -1,5 +1,6 @@
 import { FolioError, FolioNetworkError, isAbort } from "./errors.js";
 import { exportedFile, exportQuery, type ExportedFile, type ExportOptions } from "./export-calls.js";
+import { ENDED_STREAM, readFrames, type FeedStream } from "./feed-stream.js";
 import { readCalls, type ReadCalls } from "./read-calls.js";
 import type { ExportFormat } from "../core/outline-formats.js";
 import type {
@@ -43,6 +44,11 @@ export interface FolioClient {
   patchContent(id: string, body: ContentPatchRequest, signal?: AbortSignal): Promise<PatchAnswer>;
   /** null on 204. */
   changes(id: string, query: { since: number; wait?: number }, signal?: AbortSignal): Promise<ChangeFeed | null>;
+  /**
+   * GET …/events: the feed as a stream of its answers (docs/api.md, "The event stream"); `undefined`
+   * when the service has none (an older one: a 404 that is not the document's, or no text/event-stream).
+   */
+  events(id: string, since: number, signal: AbortSignal): Promise<FeedStream | undefined>;
   /** GET …/export: the document, or one of its versions, as a Markdown, OPML or text file (docs/notation.md). */
   exportDocument(id: string, format: ExportFormat, options?: ExportOptions): Promise<ExportedFile>;
   tracker: TrackerCalls;
@@ -121,6 +127,25 @@ export function createClient(options: ClientOptions): FolioClient {
     throw new FolioError(response.status, isProblem(body) ? body : undefined, retryAfter(response.headers.get("retry-after")));
   }
 
+  /** Opens an event stream at `path` (see {@link FolioClient.events}). */
+  async function stream(path: string, signal: AbortSignal): Promise<FeedStream | undefined> {
+    let response: Response;
+    try {
+      response = await doFetch(root + path, { method: "GET", headers: { accept: "text/event-stream" }, signal });
+    } catch (error) {
+      if (isAbort(error)) throw error;
+      throw new FolioNetworkError(`GET ${path}: no answer (${String(error)})`, { cause: error });
+    }
+    const media = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
+    if (response.status === 200 && media === "text/event-stream" && response.body) return readFrames(response.body, `GET ${path}`);
+    const body = parseBody(await response.text().catch(() => ""));
+    // The 204 of an instance that is shutting down: ask again.
+    if (response.status === 204) return ENDED_STREAM;
+    // An older service (its 404 is route-not-found) or a proxy's own answer: no stream here.
+    if (response.ok || (response.status === 404 && !(isProblem(body) && body.type.endsWith(":not-found")))) return undefined;
+    throw new FolioError(response.status, isProblem(body) ? body : undefined, retryAfter(response.headers.get("retry-after")));
+  }
+
   const json = async <T>(call: Call): Promise<T> => (await send(call)).body as T;
   const doc = (id: string) => `/documents/${encodeURIComponent(id)}`;
   const token = (value: string) => ({ "x-tracker-token": value });
@@ -153,6 +178,7 @@ export function createClient(options: ClientOptions): FolioClient {
       const answer = await send({ method: "GET", path: `${doc(id)}/changes?since=${query.since}${wait}`, signal });
       return answer.status === 204 ? null : (answer.body as ChangeFeed);
     },
+    events: (id, since, signal) => stream(`${doc(id)}/events?since=${since}`, signal),
     exportDocument: async (id, format, options) => exportedFile(format, await send({ method: "GET", path: `${doc(id)}/export${exportQuery(format, options)}`, signal: options?.signal, file: true })),
     tracker: {
       login: (body) => json({ method: "POST", path: "/tracker/auth", body }),
@@ -166,7 +192,7 @@ export function createClient(options: ClientOptions): FolioClient {
       storyStatuses: (t, slug) => json({ method: "GET", path: `/tracker/userstory-statuses${slugQuery(slug)}`, headers: token(t) }),
       taskStatuses: (t, slug) => json({ method: "GET", path: `/tracker/task-statuses${slugQuery(slug)}`, headers: token(t) }),
     },
-    read: readCalls(send),
+    read: readCalls(send, stream),
   };
 }
 

@@ -12,6 +12,7 @@ export { type Conflict, type LiveDocument, type OpenOptions, type SyncStatus, ty
 export type { PendingStore, StoredPending } from "./pending-log.js";
 export { isEarlierRecord, type EarlierPending } from "./earlier-record.js";
 export type { RetryOptions } from "./backoff.js";
+export type { FeedStream, StreamFrame } from "./feed-stream.js";
 export type * from "./types.js";
 export { checksumOf } from "../core/checksum.js";
 export { joinLines, splitLines } from "../core/lines.js";

@@ -108,6 +108,7 @@ export class LiveDocumentImpl implements LiveDocument {
       now: this.now,
       // From the last version whose event was taken: every rename and deletion is seen.
       since: () => Math.min(this.state.eventsSeen, this.state.sync.confirmed.version),
+      ...(this.options.feed === "stream" ? { stream: (since, signal) => this.client.events(this.id, since, signal), firstFrameMs: this.options.firstFrameMs } : {}),
       failing: (failing, error) => {
         this.apply({ type: "failing", loop: "feed", failing });
         if (error && !isTransient(error)) this.emitter.emit("error", error);

@@ -19,6 +19,14 @@ export interface OpenOptions {
   /** The feed's long-poll wait in seconds (default 25). */
   waitSeconds?: number;
   /**
+   * How the feed is followed: "stream", the event stream (docs/api.md, "The event stream"), which
+   * falls back to the long poll by itself when the service has none (an older one) or a proxy holds
+   * its first frame back; or "poll", the long poll only (the default for now).
+   */
+  feed?: "stream" | "poll";
+  /** With `feed: "stream"`: how long the stream's first frame may take before the long poll is taken instead (default 5,000 ms). */
+  firstFrameMs?: number;
+  /**
    * What happens when the local edits and someone else's change meet in the same lines (a 409, or a
    * change from the feed over unsent edits). "merge" (the default): the edits are merged by
    * characters by the merge rule (docs/editing-protocol.md, "The merge rule") and the result is

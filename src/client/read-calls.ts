@@ -1,5 +1,6 @@
 import type { ExportFormat } from "../core/outline-formats.js";
 import { exportedFile, exportQuery, type ExportedFile, type ExportOptions } from "./export-calls.js";
+import type { FeedStream } from "./feed-stream.js";
 import type { ChangeFeed, HistoryEntry, ReadLink, ReadOnlyDocument } from "./types.js";
 
 /** The typed calls of read-only links (docs/sharing.md); `client.read` of createClient. */
@@ -16,6 +17,8 @@ export interface ReadCalls {
   history(readId: string): Promise<HistoryEntry[]>;
   /** GET /read/{readId}/changes: the document's feed; null on 204. */
   changes(readId: string, query: { since: number; wait?: number }, signal?: AbortSignal): Promise<ChangeFeed | null>;
+  /** GET /read/{readId}/events: the document's event stream; `undefined` when the service has none. */
+  events(readId: string, since: number, signal: AbortSignal): Promise<FeedStream | undefined>;
   /** GET /read/{readId}/export: the document, or a version, as a file; 404 while it is deleted. */
   export(readId: string, format: ExportFormat, options?: ExportOptions): Promise<ExportedFile>;
 }
@@ -29,7 +32,10 @@ interface ReadCall {
 }
 
 /** The read-link calls over the client's transport, which throws a FolioError for every non-2xx answer. */
-export function readCalls(send: (call: ReadCall) => Promise<{ status: number; body: unknown; disposition?: string | null }>): ReadCalls {
+export function readCalls(
+  send: (call: ReadCall) => Promise<{ status: number; body: unknown; disposition?: string | null }>,
+  stream: (path: string, signal: AbortSignal) => Promise<FeedStream | undefined>,
+): ReadCalls {
   const json = async <T>(call: ReadCall): Promise<T> => (await send(call)).body as T;
   const link = (documentId: string) => `/documents/${encodeURIComponent(documentId)}/read-link`;
   const read = (readId: string) => `/read/${encodeURIComponent(readId)}`;
@@ -46,6 +52,7 @@ export function readCalls(send: (call: ReadCall) => Promise<{ status: number; bo
       const answer = await send({ method: "GET", path: `${read(readId)}/changes?since=${query.since}${wait}`, signal });
       return answer.status === 204 ? null : (answer.body as ChangeFeed);
     },
+    events: (readId, since, signal) => stream(`${read(readId)}/events?since=${since}`, signal),
     export: async (readId, format, options) => exportedFile(format, await send({ method: "GET", path: `${read(readId)}/export${exportQuery(format, options)}`, signal: options?.signal, file: true })),
   };
 }

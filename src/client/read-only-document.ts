@@ -6,6 +6,7 @@ import { RetryNow, type RetryOptions } from "./backoff.js";
 import { FolioError } from "./errors.js";
 import { Emitter } from "./events.js";
 import { runFeed } from "./feed-loop.js";
+import type { StreamOpener } from "./feed-stream-loop.js";
 import type { FolioClient } from "./http.js";
 import type { ChangeFeed, ReadOnlyDocument } from "./types.js";
 import { EncryptedCodec } from "./encryption/codec.js";
@@ -16,6 +17,10 @@ import { moveBy, replaceBy, serviceTextOf, type Moved, type ServiceText } from "
 export interface ReadOnlyOptions {
   /** The feed's long-poll wait in seconds (default 25). */
   waitSeconds?: number;
+  /** "stream": the read link's event stream, falling back to the long poll by itself; "poll" (the default for now): the long poll only. */
+  feed?: "stream" | "poll";
+  /** With `feed: "stream"`: how long the stream's first frame may take before the long poll is taken instead (default 5,000 ms). */
+  firstFrameMs?: number;
   /** Waits between attempts after a network failure, 5xx, 429 or 503. */
   retry?: RetryOptions;
   /** The link's key of an encrypted document: text and title are decrypted (docs/encryption.md). */
@@ -131,8 +136,14 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
         if (error instanceof FolioError && error.status === 404) this.markRevoked();
         throw error;
       });
+    const events: StreamOpener = (since, signal) =>
+      this.client.read.events(this.readId, since, signal).catch((error: unknown) => {
+        if (error instanceof FolioError && error.status === 404) this.markRevoked();
+        throw error;
+      });
     void runFeed({
       client: { ...this.client, changes },
+      ...(options.feed === "stream" ? { stream: events, firstFrameMs: options.firstFrameMs } : {}),
       id: this.readId,
       signal: this.stop.signal,
       waitSeconds: options.waitSeconds ?? 25,

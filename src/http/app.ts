@@ -15,6 +15,8 @@ import { requestIdOf } from "./request-id.js";
 import { changeRoutes } from "./routes/changes.js";
 import { contentRoutes } from "./routes/content.js";
 import { documentRoutes } from "./routes/documents.js";
+import { EventStreams } from "./routes/event-stream.js";
+import { eventRoutes } from "./routes/events.js";
 import { exportRoutes } from "./routes/export.js";
 import { infoRoutes, type ServiceIdentity } from "./routes/info.js";
 import { readLinkRoutes } from "./routes/read-links.js";
@@ -115,8 +117,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await registerOpenApi(app, API_PREFIX);
 
   const { documents, patcher, feed, listAccess } = services;
-  // Waiting feed requests get their 204 at once; then Fastify lets in-flight requests finish.
-  app.addHook("preClose", async () => composition.quiesce());
+  // Each events route shares frames among its own streams only (src/http/routes/event-stream.ts).
+  const documentStreams = new EventStreams({ clock: composition.clock });
+  const readStreams = new EventStreams({ clock: composition.clock });
+  // Open event streams end at once (a client reconnects, with Last-Event-ID), before the hub closes;
+  // waiting feed requests get their 204 at once; then Fastify lets in-flight requests finish.
+  app.addHook("preClose", async () => {
+    documentStreams.close();
+    readStreams.close();
+    composition.quiesce();
+  });
   app.addHook("onReady", async () => composition.start());
   app.addHook("onClose", async () => composition.close());
 
@@ -129,6 +139,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await api.register(contentRoutes, { patcher, bodyLimit });
       await api.register(changeRoutes, { feed });
       await api.register(readLinkRoutes, { readLinks: services.readLinks });
+      await api.register(eventRoutes, { feed, readLinks: services.readLinks, documentStreams, readStreams });
       await api.register(exportRoutes, { documents, readLinks: services.readLinks });
       await api.register(trackerRoutes, { tracker });
     },

@@ -194,4 +194,21 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
     // Once more on another line.
     expect(await bothType(2, " (Grace again)", " (Ada again)")).toEqual("alpha\nbeta by Ada by Grace\ngamma (Ada again) (Grace again)");
   });
+
+  it("follows the document by its event stream, not by long polls", async () => {
+    const id = await createDocument(w.service.url, "Stream", "one");
+    const context = await w.context();
+    const tab = await context.newPage();
+    const feeds: string[] = [];
+    tab.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.endsWith("/events") || path.endsWith("/changes")) feeds.push(`${request.method()} ${path.replace(id, "{id}")}${new URL(request.url()).search}`);
+    });
+    await w.open(tab, id);
+    const replaced = await fetch(`${w.service.url}/api/v1/documents/${id}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "Stream", content: "one\ntwo" }) });
+    expect(replaced.status).toEqual(200);
+
+    expect(await expectConverged(w.service.url, id, [tab])).toEqual("one\ntwo");
+    expect(feeds).toEqual(["GET /api/v1/documents/{id}/events?since=1"]);
+  });
 });

@@ -22,7 +22,9 @@ export type Verdict =
   | { kind: "answer"; status: number; headers?: Record<string, string>; body?: unknown }
   | { kind: "hold"; until: Promise<void>; then?: Verdict }
   | { kind: "tamper"; change: (body: Record<string, unknown>) => Record<string, unknown> }
-  | { kind: "edit-answer"; change: (body: unknown, status: number) => unknown };
+  | { kind: "edit-answer"; change: (body: unknown, status: number) => unknown }
+  /** Answers with a response the hook makes (a stream that never sends, as a buffering proxy's). */
+  | { kind: "respond"; response: () => Response };
 
 export type Hook = (request: Sent, index: number) => Verdict | undefined;
 
@@ -69,6 +71,8 @@ async function perform(verdict: Verdict, request: Sent, input: string | URL | Re
         status: verdict.status,
         headers: { "content-type": "application/problem+json", ...verdict.headers },
       });
+    case "respond":
+      return verdict.response();
     case "hold":
       await verdict.until;
       return perform(verdict.then ?? { kind: "pass" }, request, input, init);

@@ -1,0 +1,70 @@
+import { FolioNetworkError, isAbort } from "./errors.js";
+import type { ChangeFeed } from "./types.js";
+
+/** What a change feed's event stream brings: an answer of the feed, or a comment (`: open`, `: keep-alive`). */
+export type StreamFrame = ChangeFeed | "comment";
+
+/** A change feed's event stream (docs/api.md, "The event stream"), frame by frame. */
+export interface FeedStream {
+  /**
+   * The next frame; `undefined` once the service ended the stream. Rejects with a FolioNetworkError
+   * when the connection breaks or a frame cannot be read, with an AbortError when its signal fired.
+   */
+  next(): Promise<StreamFrame | undefined>;
+}
+
+/** A stream that the service ended before it began (the 204 of an instance that is shutting down). */
+export const ENDED_STREAM: FeedStream = { next: () => Promise.resolve(undefined) };
+
+/** Parses one frame: a comment, or `event: change` with its `data` (the feed's JSON on one line). */
+function parseFrame(block: string, what: string): StreamFrame | undefined {
+  let event: string | undefined;
+  let data: string | undefined;
+  for (const line of block.split("\n")) {
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "event") event = value;
+    else if (field === "data") data = data === undefined ? value : `${data}\n${value}`;
+  }
+  if (data === undefined) return "comment";
+  // Events of other kinds, should a later service send them, are not the feed's: passed over.
+  if (event !== "change") return undefined;
+  try {
+    return JSON.parse(data) as ChangeFeed;
+  } catch (error) {
+    throw new FolioNetworkError(`${what}: a frame is not JSON`, { cause: error });
+  }
+}
+
+/** The frames of a `text/event-stream` body, read as they come (a frame ends with an empty line). */
+export function readFrames(body: ReadableStream<Uint8Array>, what: string): FeedStream {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let done = false;
+  return {
+    async next() {
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const frame = parseFrame(block, what);
+          if (frame !== undefined) return frame;
+          continue;
+        }
+        if (done) return undefined;
+        try {
+          const chunk = await reader.read();
+          if (chunk.done) done = true;
+          else buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n?/g, "\n");
+        } catch (error) {
+          if (isAbort(error)) throw error;
+          throw new FolioNetworkError(`${what}: the stream broke off (${String(error)})`, { cause: error });
+        }
+      }
+    },
+  };
+}

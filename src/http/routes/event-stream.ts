@@ -1,0 +1,151 @@
+import type { ServerResponse } from "node:http";
+import { PassThrough } from "node:stream";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ChangeFeedView, Departure, PollDone } from "../../service/change-feed.js";
+import type { Clock, Timer } from "../../service/clock.js";
+import { changeFeedJson } from "../ops-json.js";
+
+// docs/api.md, "The event stream": what a stream sends, and docs/choices.md for what the issue left open.
+
+/** What a stream's loop asks for: the next answer since `since`, waiting up to `waitSeconds` (a feed's `poll`). */
+export type StreamPoll = (since: number, waitSeconds: number, departure: Departure, done: PollDone) => void;
+
+export interface EventStreamOptions {
+  clock: Clock;
+  /** The longest quiet spell without a byte on the stream: a `: keep-alive` comment is sent after it (15 s). */
+  keepAliveSeconds?: number;
+  /** How long a client may leave the stream's bytes unread before it is dropped (30 s). */
+  drainSeconds?: number;
+}
+
+export const KEEP_ALIVE_SECONDS = 15;
+export const DRAIN_SECONDS = 30;
+
+export const EVENT_STREAM_MEDIA = "text/event-stream";
+const OPENING = Buffer.from(": open\n\n");
+const KEEP_ALIVE = Buffer.from(": keep-alive\n\n");
+
+/** One open stream: the bytes' way out and how its wait is ended. */
+interface Stream {
+  out: PassThrough;
+  raw: ServerResponse;
+  departure: { gone: boolean; onGone?: () => void };
+  drain?: Timer;
+}
+
+/**
+ * The Server-Sent Events streams of the change feeds. A stream is the long poll in a loop on one
+ * connection: the first answer (or 404) is asked for without waiting, so an error leaves as
+ * problem+json before any stream byte; then each answer is an `event: change` frame and the loop
+ * asks again from its `currentVersion`, waiting up to the keep-alive interval, after which a comment
+ * goes out. Bounded: the next answer is asked for only once the last one's bytes left for the
+ * socket, so a stream holds at most two answers' bytes, and a client that leaves them unread for
+ * `drainSeconds` is dropped. Every answer object's frame is made once and shared by the streams of
+ * this set (as feed-reply.ts shares long-poll bodies); each route makes its own set.
+ */
+export class EventStreams {
+  private readonly frames = new WeakMap<ChangeFeedView, Buffer>();
+  private readonly open = new Set<Stream>();
+  private closed = false;
+  private readonly keepAliveSeconds: number;
+  private readonly drainMs: number;
+
+  constructor(private readonly options: EventStreamOptions) {
+    this.keepAliveSeconds = options.keepAliveSeconds ?? KEEP_ALIVE_SECONDS;
+    this.drainMs = (options.drainSeconds ?? DRAIN_SECONDS) * 1000;
+  }
+
+  /** Streams under way (for tests and metrics). */
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** Answers `reply` with a stream of what `poll` gives from `since` on. Not async: nothing is held but callbacks. */
+  serve(request: FastifyRequest, reply: FastifyReply, since: number, poll: StreamPoll): void {
+    const departure: Stream["departure"] = { gone: false };
+    const onClose = () => {
+      departure.gone = true;
+      departure.onGone?.();
+    };
+    reply.raw.on("close", onClose);
+    poll(since, 0, departure, (error, answer) => {
+      if (error) {
+        reply.raw.off("close", onClose);
+        return void reply.send(error);
+      }
+      if (departure.gone) return;
+      if (this.closed) return void reply.code(204).send(null);
+      const stream: Stream = { out: new PassThrough(), raw: reply.raw, departure };
+      this.open.add(stream);
+      // After a close, Fastify destroys the stream; a write then must not throw from a callback.
+      stream.out.on("error", () => undefined);
+      reply.raw.on("close", () => this.end(stream));
+      void reply
+        .code(200)
+        .header("content-type", EVENT_STREAM_MEDIA)
+        .header("cache-control", "no-store")
+        // nginx passes the stream on as it comes instead of buffering it (deploy/nginx.conf says so too).
+        .header("x-accel-buffering", "no")
+        .send(stream.out);
+      const next = answer ? answer.currentVersion : since;
+      this.write(stream, answer ? this.frame(answer) : OPENING, () => this.loop(request, stream, poll, next));
+    });
+  }
+
+  /**
+   * Ends every stream at once and refuses new ones (shutdown: a client reconnects elsewhere, with
+   * Last-Event-ID). A stream whose client is behind on reading is dropped, so that it cannot hold the shutdown.
+   */
+  close(): void {
+    this.closed = true;
+    for (const stream of [...this.open]) this.end(stream, stream.drain !== undefined || stream.raw.writableNeedDrain);
+  }
+
+  private loop(request: FastifyRequest, stream: Stream, poll: StreamPoll, since: number): void {
+    if (!this.open.has(stream)) return;
+    poll(since, this.keepAliveSeconds, stream.departure, (error, answer) => {
+      if (!this.open.has(stream)) return;
+      if (error) {
+        // A 404 here is a read link revoked or rotated meanwhile; anything else is the store's trouble.
+        if ((error as { code?: unknown }).code !== "not-found") request.log.warn({ err: error }, "an event stream ended on an error");
+        return this.end(stream);
+      }
+      const next = answer ? answer.currentVersion : since;
+      this.write(stream, answer ? this.frame(answer) : KEEP_ALIVE, () => this.loop(request, stream, poll, next));
+    });
+  }
+
+  /** Writes `bytes`, and calls `then` once the stream can take more; drops a client that reads nothing for too long. */
+  private write(stream: Stream, bytes: Buffer, then: () => void): void {
+    if (stream.out.write(bytes)) return then();
+    stream.drain = this.options.clock.timer(this.drainMs, () => {
+      stream.out.off("drain", drained);
+      this.end(stream, true);
+    });
+    const drained = () => {
+      stream.drain?.cancel();
+      stream.drain = undefined;
+      then();
+    };
+    stream.out.once("drain", drained);
+  }
+
+  /** Ends a stream: its wait in the hub, its timer, its bytes (`drop`: at once, unsent ones too). */
+  private end(stream: Stream, drop = false): void {
+    if (!this.open.delete(stream)) return;
+    stream.departure.gone = true;
+    stream.departure.onGone?.();
+    stream.drain?.cancel();
+    if (drop) stream.out.destroy();
+    else stream.out.end();
+  }
+
+  private frame(answer: ChangeFeedView): Buffer {
+    let frame = this.frames.get(answer);
+    if (!frame) {
+      frame = Buffer.from(`event: change\nid: ${answer.currentVersion}\ndata: ${changeFeedJson(answer)}\n\n`, "utf8");
+      this.frames.set(answer, frame);
+    }
+    return frame;
+  }
+}
