@@ -69,7 +69,7 @@ describe.skipIf(!browserFound)("export and import on the page", { timeout: 90_00
     await chooseFile(tab, "tasks.md", "* Test upgrade\n    * [X] on staging\n");
     await tab.getByRole("button", { name: "Insert after the cursor's node" }).click();
     expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  Write notes\n  Test upgrade\n    [X] on staging\nRetro");
-    expect(await tab.locator(".transfer .panel-status").last().textContent()).toEqual("Imported tasks.md.");
+    await expect.poll(() => tab.locator(".transfer .panel-status").last().textContent(), { timeout: 10_000 }).toEqual("Imported tasks.md.");
     await tab.locator(".cm-content").focus();
     await tab.keyboard.press("Control+z");
     expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  Write notes\nRetro");
@@ -81,9 +81,9 @@ describe.skipIf(!browserFound)("export and import on the page", { timeout: 90_00
     const laughs = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><opml version="2.0"><body><outline text="&lol2;"/></body></opml>';
     await chooseFile(tab, "laughs.opml", laughs);
     await tab.getByRole("button", { name: "As a new document", exact: true }).click();
-    expect(await tab.locator(".transfer .panel-status").last().textContent()).toEqual(
-      "Could not import laughs.opml: the file declares a document type (<!DOCTYPE>), which OPML never needs and which can declare entities: it is not read.",
-    );
+    await expect
+      .poll(() => tab.locator(".transfer .panel-status").last().textContent(), { timeout: 10_000 })
+      .toEqual("Could not import laughs.opml: the file declares a document type (<!DOCTYPE>), which OPML never needs and which can declare entities: it is not read.");
 
     const opml = '<?xml version="1.0"?><opml version="2.0"><head><title>From Workflowy</title></head><body><outline text="Groceries"><outline text="Milk" _complete="true"/></outline></body></opml>';
     await chooseFile(tab, "export.opml", opml);
