@@ -125,7 +125,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook("preClose", async () => {
     documentStreams.close();
     readStreams.close();
-    composition.quiesce();
+    // Returned, not dropped: a quiesce that returns a promise holds the shutdown until it settles.
+    return composition.quiesce();
   });
   app.addHook("onReady", async () => composition.start());
   app.addHook("onClose", async () => composition.close());
