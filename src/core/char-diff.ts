@@ -118,8 +118,44 @@ export interface TextEdit {
   insert: string;
 }
 
-/** The minimal changes that turn `before` into `after`, offsets shifted by `offset`; sorted, none overlapping. */
-export function charChanges(before: string, after: string, offset = 0): TextEdit[] {
+/**
+ * The minimal changes that turn `before` into `after`, offsets shifted by `offset`; sorted, none
+ * overlapping. Text put in beside like characters could go at several places, all the same text (a
+ * blank put in after a blank, before it or after it): it goes where the diff puts it (as late as it
+ * can), unless `prefer` (of an offset, shifted) holds at another of those places and not there; then
+ * at the nearest such place (sync-text.ts prefers the end of text others put in lately).
+ */
+export function charChanges(before: string, after: string, offset = 0, prefer?: (at: number) => boolean): TextEdit[] {
+  const changes = minimalChanges(before, after, offset);
+  if (prefer) for (let k = 0; k < changes.length; k++) slide(before, changes, k, offset, prefer);
+  return changes;
+}
+
+/** A character that can take part in a slide: not half of a surrogate pair. */
+const single = (char: string | undefined) => char !== undefined && (char < "\ud800" || char > "\udfff");
+
+/** Moves the insertion `changes[k]` (if it is one) to the nearest of its equal places where `prefer` holds, if not there already. */
+function slide(before: string, changes: TextEdit[], k: number, offset: number, prefer: (at: number) => boolean): void {
+  const edit = changes[k]!;
+  if (edit.from !== edit.to || edit.insert === "" || prefer(edit.from)) return;
+  // Never onto a neighbouring change: places strictly between them.
+  const low = k > 0 ? changes[k - 1]!.to - offset + 1 : 0;
+  const high = k + 1 < changes.length ? changes[k + 1]!.from - offset - 1 : before.length;
+  const places: Array<{ at: number; insert: string }> = [];
+  for (let at = edit.from - offset, insert = edit.insert; at > low && single(before[at - 1]) && before[at - 1] === insert.at(-1); ) {
+    insert = before[--at]! + insert.slice(0, -1);
+    places.push({ at, insert });
+  }
+  for (let at = edit.from - offset, insert = edit.insert; at < high && single(before[at]) && before[at] === insert[0]; ) {
+    insert = insert.slice(1) + before[at++]!;
+    places.push({ at, insert });
+  }
+  const from = edit.from - offset;
+  const found = places.filter((place) => prefer(place.at + offset)).sort((x, y) => Math.abs(x.at - from) - Math.abs(y.at - from) || x.at - y.at)[0];
+  if (found) changes[k] = { from: found.at + offset, to: found.at + offset, insert: found.insert };
+}
+
+function minimalChanges(before: string, after: string, offset: number): TextEdit[] {
   const changes: TextEdit[] = [];
   let at = offset;
   for (const piece of charPieces(before, after)) {
