@@ -111,17 +111,17 @@ export function ownBefore(own: OwnText, toLocal: ChangeSet): (at: number) => boo
 
 /**
  * For a text that `toLocal` turns into the local text: whether the character before `at` in it is
- * one that others put in lately, and whether it is own (both still there in the local text). Where a
- * remote change reads two ways, they choose (core/text-changes.ts, changesOfLineOps).
+ * the last of a run that others put in lately, and whether it is own (both still there in the local
+ * text). Where a remote change reads two ways, they choose (core/char-diff.ts, AlignHints).
  */
 export function alignHints(own: OwnText, toLocal: ChangeSet): AlignHints {
   const theirs = own.theirs ?? [];
   return {
     ownBefore: ownBefore(own, toLocal),
-    theirsBefore: (at) => {
+    theirsEnd: (at) => {
       if (at <= 0 || theirs.length === 0) return false;
       const start = toLocal.mapPos(at - 1, 1);
-      return toLocal.mapPos(at, -1) - start === 1 && theirs.some((range) => range.from <= start && start < range.to);
+      return toLocal.mapPos(at, -1) - start === 1 && theirs.some((range) => range.to === start + 1);
     },
   };
 }

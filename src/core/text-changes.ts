@@ -1,5 +1,5 @@
 import { ChangeSet, Text, type ChangeSpec } from "@codemirror/state";
-import { charChanges, type TextEdit } from "./char-diff.js";
+import { charChanges, type AlignHints, type TextEdit } from "./char-diff.js";
 import { alignLines, type HeldSpan, type LineStep } from "./align-lines.js";
 import { diffLines } from "./diff-lines.js";
 import type { NormalizedOp } from "./normalized-op.js";
@@ -76,15 +76,7 @@ function realigned(before: Text, ops: readonly NormalizedOp[], held: HeldSpan, g
   return spans;
 }
 
-/**
- * What a client knows of who put in what, at offsets of the text a change applies to: whether the
- * character before `at` was put in lately by others (`theirsBefore`), or typed here (`ownBefore`).
- * Where a change could be read two ways, both the same text, they choose (see changesOfLineOps).
- */
-export interface AlignHints {
-  theirsBefore(at: number): boolean;
-  ownBefore(at: number): boolean;
-}
+export type { AlignHints } from "./char-diff.js";
 
 /**
  * Whether the lines `old` (from line `start`) became `next` by lines put in before them, though the
@@ -120,19 +112,18 @@ function alignedFromTheEnd(old: string[], next: string[], held: HeldSpan): LineS
  * `before` for which `held` gives a span are kept (or paired) where they can be (see alignLines);
  * ops at most `gap` lines apart are read as one region. Where they could be read two ways, both the
  * same text, `hints` choose: text put in beside like characters goes on after what others put in
- * lately (charChanges), and lines that could go before or after a line this client typed the end
+ * lately rather than after one's own (charChanges), and lines that could go before or after a line this client typed the end
  * of go before it (hungBelow).
  */
 export function changesOfLineOps(before: Text, ops: readonly NormalizedOp[], held: HeldSpan = () => undefined, gap = REGION_GAP, hints?: AlignHints): ChangeSet {
   const specs: ChangeSpec[] = [];
   const count = before.lines;
-  const prefer = hints ? (at: number) => hints.theirsBefore(at) : undefined;
   for (const span of realigned(before, ops, held, gap, hints)) {
     const end = span.index + span.count;
     const added = span.lines.join("\n");
     if (span.count > 0 && span.lines.length > 0) {
       const from = before.line(span.index + 1).from;
-      specs.push(...charChanges(before.sliceString(from, before.line(end).to), added, from, prefer));
+      specs.push(...charChanges(before.sliceString(from, before.line(end).to), added, from, hints));
     } else if (span.count > 0) {
       if (span.index > 0) specs.push({ from: before.line(span.index).to, to: before.line(end).to });
       else if (end < count) specs.push({ from: 0, to: before.line(end + 1).from });
