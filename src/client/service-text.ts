@@ -1,7 +1,7 @@
 import type { ChangeSet, Text } from "@codemirror/state";
 import { applyRebased } from "../core/rebuild-rule.js";
 import type { NormalizedOp } from "../core/normalized-op.js";
-import { changesOfLineOps, changesToLines, textOfLines } from "../core/text-changes.js";
+import { changesOfLineOps, changesToLines, textOfLines, type AlignHints } from "../core/text-changes.js";
 import { splitLines } from "../core/lines.js";
 import type { LineCodec } from "./line-codec.js";
 
@@ -40,11 +40,12 @@ export interface Moved {
 /**
  * The text after the service's `ops` (valid, against `from.wire`), at `version`. Undefined when they
  * do not apply (a range outside the text). Costs the ops' lines, and a copy of the line array.
+ * `hints` choose between readings of the ops that give the same text (see changesOfLineOps).
  */
-export function moveBy(codec: LineCodec, from: ServiceText, ops: readonly NormalizedOp[], version: number, checksum?: string): Moved | undefined {
+export function moveBy(codec: LineCodec, from: ServiceText, ops: readonly NormalizedOp[], version: number, checksum?: string, hints?: AlignHints): Moved | undefined {
   const applied = applyRebased(from.wire, ops);
   if (!applied.ok) return undefined;
-  const changes = changesOfLineOps(from.text, codec.decodeOps(applied.ops));
+  const changes = changesOfLineOps(from.text, codec.decodeOps(applied.ops), undefined, undefined, hints);
   const text = changes.apply(from.text);
   return { next: { version, wire: applied.lines, text, ...(checksum !== undefined ? { checksum } : {}) }, changes };
 }

@@ -7,7 +7,7 @@ import { droppedAsAlreadyMade, rebuildAfterPatch } from "../core/rebuild-rule.js
 import { changesToLines, lineOpsOfChanges, wholeLinesOut } from "../core/text-changes.js";
 import { validateOps } from "../core/validate-ops.js";
 import type { LineCodec } from "./line-codec.js";
-import { NO_OWN_TEXT, ownAfterEdit, ownAfterRemote, ownBefore, type OwnText } from "./own-text.js";
+import { alignHints, NO_OWN_TEXT, ownAfterEdit, ownAfterRemote, ownBefore, type OwnText } from "./own-text.js";
 import { moveBy, replaceBy, withWire, type ServiceText } from "./service-text.js";
 import type { ContentConflict, ContentPatchRequest, ContentPatchResult } from "./types.js";
 
@@ -112,7 +112,8 @@ export function acked(state: SyncState, codec: LineCodec, result: ContentPatchRe
   const rebuilt = rebuildAfterPatch(confirmed.wire, inflight.ops, since.ops);
   if (!rebuilt.ok) return { unusable: rebuilt.message };
   if (result.checksum !== undefined && checksumOf(joinLines(rebuilt.lines)) !== result.checksum) return { unusable: `the text of version ${result.version} could not be rebuilt exactly` };
-  const foreign = moveBy(codec, confirmed, since.ops, result.version);
+  // Where the ops read two ways, who typed what here chooses (own-text.ts).
+  const foreign = moveBy(codec, confirmed, since.ops, result.version, undefined, alignHints(own, inflight.changes.compose(pending)));
   if (!foreign) return { unusable: "the answer's opsSinceBase do not fit the base" };
   const service = withWire(codec, result.version, rebuilt.lines, result.checksum);
   // Where both put text in at one point, the service may have ordered it otherwise than the rule
@@ -170,7 +171,7 @@ export function conflicted(state: SyncState, codec: LineCodec, conflict: Content
 /** The service's text moved by its ops (a feed answer, a 409); nothing may be in flight. Undefined when they do not apply. */
 export function followed(state: SyncState, codec: LineCodec, ops: readonly NormalizedOp[], version: number): Moved | undefined {
   if (state.inflight) return undefined;
-  const foreign = moveBy(codec, state.confirmed, ops, version);
+  const foreign = moveBy(codec, state.confirmed, ops, version, undefined, alignHints(state.own, state.pending));
   if (!foreign) return undefined;
   return over(state, foreign.next, foreign.changes);
 }

@@ -118,8 +118,56 @@ export interface TextEdit {
   insert: string;
 }
 
-/** The minimal changes that turn `before` into `after`, offsets shifted by `offset`; sorted, none overlapping. */
-export function charChanges(before: string, after: string, offset = 0): TextEdit[] {
+/**
+ * What a client knows of who put in what, at offsets of the text a change applies to: whether a run
+ * of text others put in lately ends at `at` (`theirsEnd`), and whether the character before `at` was
+ * typed here (`ownBefore`). Where a change could be read two ways, both the same text, they choose
+ * (charChanges; changesOfLineOps in text-changes.ts).
+ */
+export interface AlignHints {
+  theirsEnd(at: number): boolean;
+  ownBefore(at: number): boolean;
+}
+
+/**
+ * The minimal changes that turn `before` into `after`, offsets shifted by `offset`; sorted, none
+ * overlapping. Text put in beside like characters could go at several places, all the same text (a
+ * blank put in after a blank, before it or after it): it goes where the diff puts it (as late as it
+ * can), unless that is right after text of one's own while another of those places is the end of
+ * text others put in lately (`hints`, of offsets shifted): then at the nearest such place. People
+ * type on at the end of what they just typed.
+ */
+export function charChanges(before: string, after: string, offset = 0, hints?: AlignHints): TextEdit[] {
+  const changes = minimalChanges(before, after, offset);
+  if (hints) for (let k = 0; k < changes.length; k++) slide(before, changes, k, offset, hints);
+  return changes;
+}
+
+/** A character that can take part in a slide: not half of a surrogate pair. */
+const single = (char: string | undefined) => char !== undefined && (char < "\ud800" || char > "\udfff");
+
+/** Moves the insertion `changes[k]` (if it is one, right after own text) to the nearest of its equal places at the end of others' text. */
+function slide(before: string, changes: TextEdit[], k: number, offset: number, hints: AlignHints): void {
+  const edit = changes[k]!;
+  if (edit.from !== edit.to || edit.insert === "" || !hints.ownBefore(edit.from) || hints.theirsEnd(edit.from)) return;
+  // Never onto a neighbouring change: places strictly between them.
+  const low = k > 0 ? changes[k - 1]!.to - offset + 1 : 0;
+  const high = k + 1 < changes.length ? changes[k + 1]!.from - offset - 1 : before.length;
+  const places: Array<{ at: number; insert: string }> = [];
+  for (let at = edit.from - offset, insert = edit.insert; at > low && single(before[at - 1]) && before[at - 1] === insert.at(-1); ) {
+    insert = before[--at]! + insert.slice(0, -1);
+    places.push({ at, insert });
+  }
+  for (let at = edit.from - offset, insert = edit.insert; at < high && single(before[at]) && before[at] === insert[0]; ) {
+    insert = insert.slice(1) + before[at++]!;
+    places.push({ at, insert });
+  }
+  const from = edit.from - offset;
+  const found = places.filter((place) => hints.theirsEnd(place.at + offset)).sort((x, y) => Math.abs(x.at - from) - Math.abs(y.at - from) || x.at - y.at)[0];
+  if (found) changes[k] = { from: found.at + offset, to: found.at + offset, insert: found.insert };
+}
+
+function minimalChanges(before: string, after: string, offset: number): TextEdit[] {
   const changes: TextEdit[] = [];
   let at = offset;
   for (const piece of charPieces(before, after)) {

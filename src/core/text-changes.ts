@@ -1,6 +1,6 @@
 import { ChangeSet, Text, type ChangeSpec } from "@codemirror/state";
-import { charChanges, type TextEdit } from "./char-diff.js";
-import { alignLines, type HeldSpan } from "./align-lines.js";
+import { charChanges, type AlignHints, type TextEdit } from "./char-diff.js";
+import { alignLines, type HeldSpan, type LineStep } from "./align-lines.js";
 import { diffLines } from "./diff-lines.js";
 import type { NormalizedOp } from "./normalized-op.js";
 
@@ -45,13 +45,14 @@ interface Span {
  * lost. Realigned, the longest lines both sides have are kept, and a line edited into another is
  * replaced by it in place. Adjacent changes become one span.
  */
-function realigned(before: Text, ops: readonly NormalizedOp[], held: HeldSpan, gap: number): Span[] {
+function realigned(before: Text, ops: readonly NormalizedOp[], held: HeldSpan, gap: number, hints: AlignHints | undefined): Span[] {
   const spans: Span[] = [];
   for (const { start, old, next } of regions(before, ops, gap)) {
     let open: Span | undefined;
     /** The next line of `old` not yet walked over. */
     let at = 0;
-    for (const step of alignLines(old, next, (k) => held(start + k))) {
+    const steps = hints && hungBelow(before, start, old, next, hints) ? alignedFromTheEnd(old, next, (k) => held(start + k)) : alignLines(old, next, (k) => held(start + k));
+    for (const step of steps) {
       if (step.kind === "keep") {
         open = undefined;
         at++;
@@ -75,6 +76,30 @@ function realigned(before: Text, ops: readonly NormalizedOp[], held: HeldSpan, g
   return spans;
 }
 
+export type { AlignHints } from "./char-diff.js";
+
+/**
+ * Whether the lines `old` (from line `start`) became `next` by lines put in before them, though the
+ * same lines at the start of `next` read as lines put in after them (empty lines, say): read so when
+ * the end of the last of them was typed here. Someone else's new lines go after a line only when they
+ * hang on it as their own text (lineOpsOfChanges); before a line of this client's they hang on the
+ * line below, that is, on this one from above.
+ */
+function hungBelow(before: Text, start: number, old: string[], next: string[], hints: AlignHints): boolean {
+  if (old.length === 0 || next.length <= old.length) return false;
+  const same = (offset: number) => old.every((line, k) => next[offset + k] === line);
+  return same(0) && same(next.length - old.length) && hints.ownBefore(before.line(start + old.length).to);
+}
+
+/** alignLines' answer read from the ends: of two ways that keep as much, the one keeping the later lines. */
+function alignedFromTheEnd(old: string[], next: string[], held: HeldSpan): LineStep[] {
+  const n = old.length;
+  const m = next.length;
+  return alignLines(old.slice().reverse(), next.slice().reverse(), (k) => held(n - 1 - k))
+    .reverse()
+    .map((step): LineStep => (step.kind === "add" ? { kind: "add", after: m - 1 - step.after } : step.kind === "remove" ? { kind: "remove", before: n - 1 - step.before } : { kind: step.kind, before: n - 1 - step.before, after: m - 1 - step.after }));
+}
+
 /**
  * Line ops against the lines of `before` as character changes on it (realigned first). A run of
  * lines replaced by other lines is diffed by characters inside those lines only, so that a change at
@@ -85,18 +110,20 @@ function realigned(before: Text, ops: readonly NormalizedOp[], held: HeldSpan, g
  * text put in at the end of the line above, or lines put in after the lines taken out, are never
  * inside what is taken out (see wholeLinesOut). The ops' lines are the shown ones; the lines of
  * `before` for which `held` gives a span are kept (or paired) where they can be (see alignLines);
- * ops at most `gap` lines apart
- * are read as one region.
+ * ops at most `gap` lines apart are read as one region. Where they could be read two ways, both the
+ * same text, `hints` choose: text put in beside like characters goes on after what others put in
+ * lately rather than after one's own (charChanges), and lines that could go before or after a line this client typed the end
+ * of go before it (hungBelow).
  */
-export function changesOfLineOps(before: Text, ops: readonly NormalizedOp[], held: HeldSpan = () => undefined, gap = REGION_GAP): ChangeSet {
+export function changesOfLineOps(before: Text, ops: readonly NormalizedOp[], held: HeldSpan = () => undefined, gap = REGION_GAP, hints?: AlignHints): ChangeSet {
   const specs: ChangeSpec[] = [];
   const count = before.lines;
-  for (const span of realigned(before, ops, held, gap)) {
+  for (const span of realigned(before, ops, held, gap, hints)) {
     const end = span.index + span.count;
     const added = span.lines.join("\n");
     if (span.count > 0 && span.lines.length > 0) {
       const from = before.line(span.index + 1).from;
-      specs.push(...charChanges(before.sliceString(from, before.line(end).to), added, from));
+      specs.push(...charChanges(before.sliceString(from, before.line(end).to), added, from, hints));
     } else if (span.count > 0) {
       if (span.index > 0) specs.push({ from: before.line(span.index).to, to: before.line(end).to });
       else if (end < count) specs.push({ from: 0, to: before.line(end + 1).from });

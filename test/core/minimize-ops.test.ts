@@ -34,4 +34,14 @@ describe("minimizeOps", () => {
       ops: [{ index: 4, count: 1, lines: ["S"] }],
     });
   });
+
+  it("reads a line put in beside a like line as put in before it (hung on it from above), so typing in that line stays in it", () => {
+    // Bob's new empty line hangs on Ann's empty line below "Steps"; Ann types "a1" in hers at once.
+    const lines = ["Launch", "Steps", "", "Done"];
+    const foreign = [{ index: 2, count: 1, lines: ["", ""] }];
+    expect(minimizeOps(lines, foreign)).toEqual([{ index: 2, count: 0, lines: [""] }]);
+    expect(rebaseOps(minimizeOps(lines, foreign), [{ index: 2, count: 1, lines: ["a1"] }])).toEqual({ ok: true, ops: [{ index: 3, count: 1, lines: ["a1"] }] });
+    // Lines that only end like the line they replace read so anyway.
+    expect(minimizeOps(lines, [{ index: 2, count: 1, lines: ["x", ""] }])).toEqual([{ index: 2, count: 0, lines: ["x"] }]);
+  });
 });
