@@ -3,6 +3,7 @@ import type { Store } from "../storage/store.js";
 import type { ChangeFeed, ChangeFeedView, Departure } from "./change-feed.js";
 import type { Clock } from "./clock.js";
 import { documentNotFound, type DocumentService, type DocumentView, type HistoryAt, type HistoryEntryView } from "./documents.js";
+import type { PresenceEntry, Presence } from "./presence.js";
 import { ServiceError } from "./service-error.js";
 
 /** A document as a read-only link shows it: its own id replaced by the read id. */
@@ -14,6 +15,7 @@ export interface ReadLinksOptions {
   store: Store;
   documents: DocumentService;
   feed: ChangeFeed;
+  presence: Presence;
   clock: Clock;
 }
 
@@ -87,6 +89,24 @@ export class ReadLinks {
     const answer = await this.hidingId(readId, documentId, () => this.options.feed.changes(documentId, since, waitSeconds, departure));
     if (answer && (await this.stillLinked(answer, readId)) !== documentId) throw noReadLink(readId);
     return answer;
+  }
+
+  /** Who is at the document now, editors and viewers: the list GET /documents/{id}/presence gives (it names no document). */
+  async presence(readId: string): Promise<PresenceEntry[]> {
+    const documentId = await this.documentOf(readId);
+    return this.hidingId(readId, documentId, () => this.options.presence.list(documentId));
+  }
+
+  /** Announces a viewer at the document (marked `viewer`: it can neither replace nor remove an editor's entry). */
+  async announce(readId: string, clientId: string, input: { displayName?: string; state: Record<string, unknown> }): Promise<void> {
+    const documentId = await this.documentOf(readId);
+    await this.hidingId(readId, documentId, () => this.options.presence.set(documentId, "viewer", clientId, input));
+  }
+
+  /** A viewer's goodbye; idempotent. */
+  async leave(readId: string, clientId: string): Promise<void> {
+    const documentId = await this.documentOf(readId);
+    await this.hidingId(readId, documentId, () => this.options.presence.remove(documentId, "viewer", clientId));
   }
 
   private async documentOf(readId: string): Promise<string> {

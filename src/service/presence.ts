@@ -1,0 +1,156 @@
+import type { Store } from "../storage/store.js";
+import type { Clock, Timer } from "./clock.js";
+import { documentNotFound } from "./documents.js";
+import { ServiceError } from "./service-error.js";
+
+// docs/api.md, "Presence"; docs/choices.md, "Presence", for what the issue left open.
+
+export type PresenceRole = "editor" | "viewer";
+
+/** One client present at a document, as the list shows it (times as epoch milliseconds). */
+export interface PresenceEntry {
+  clientId: string;
+  displayName?: string;
+  role: PresenceRole;
+  state: Record<string, unknown>;
+  updatedAt: number;
+}
+
+export interface PresenceOptions {
+  store: Store;
+  clock: Clock;
+  ttlSeconds: number;
+  maxClients: number;
+  /** The largest `state` in bytes of its JSON; a larger one is a 413. */
+  maxStateBytes: number;
+  /** Called whenever a document's list may have changed (an update, a departure, an expiry). */
+  onChange?: (documentId: string) => void;
+}
+
+/** Updates one client may send a second, per document and role; past it: 429. */
+export const PRESENCE_UPDATES_PER_SECOND = 20;
+
+/** An entry with what the rate limit remembers: the times of its latest updates, oldest first. */
+interface Held extends PresenceEntry {
+  recent: number[];
+}
+
+/**
+ * Who is at each document now: in memory on this instance only, never in the store, its history,
+ * the feed, a backup or a log line. An entry lives `ttlSeconds` after its latest update, or until
+ * its client says goodbye. Entries are keyed by role and client id, so a viewer (through a read
+ * link, which shows the client ids) can neither replace nor remove an editor's entry. Expired
+ * entries leave when their document is next touched and at a sweep every `ttlSeconds`.
+ */
+export class Presence {
+  private readonly documents = new Map<string, Map<string, Held>>();
+  private readonly ttlMs: number;
+  private sweep: Timer | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: PresenceOptions) {
+    this.ttlMs = options.ttlSeconds * 1000;
+  }
+
+  /** The clients present at an existing document, in the order they arrived; 404 for an unknown or deleted one. */
+  async list(documentId: string): Promise<PresenceEntry[]> {
+    await this.mustExist(documentId);
+    return [...(this.live(documentId)?.values() ?? [])].map(({ recent: _recent, ...entry }) => entry);
+  }
+
+  /**
+   * Announces (or refreshes) a client. 404 for an unknown or deleted document, 413 for a state
+   * over the limit, 429 `rate-limited` for a client's update past {@link PRESENCE_UPDATES_PER_SECOND}
+   * a second, 429 `presence-full` for a new client at a full document.
+   */
+  async set(documentId: string, role: PresenceRole, clientId: string, input: { displayName?: string; state: Record<string, unknown> }): Promise<void> {
+    const bytes = Buffer.byteLength(JSON.stringify(input.state), "utf8");
+    if (bytes > this.options.maxStateBytes) throw new ServiceError("content-too-large", `the presence state is ${bytes} bytes as JSON; at most ${this.options.maxStateBytes}`);
+    await this.mustExist(documentId);
+    const now = this.options.clock.now();
+    const key = `${role}:${clientId}`;
+    let clients = this.live(documentId);
+    const held = clients?.get(key);
+    if (held) {
+      const oldest = held.recent[0] ?? now;
+      if (held.recent.length >= PRESENCE_UPDATES_PER_SECOND && oldest > now - 1000) {
+        const seconds = Math.max(1, Math.ceil((oldest + 1000 - now) / 1000));
+        throw new ServiceError("rate-limited", `more than ${PRESENCE_UPDATES_PER_SECOND} presence updates in a second from client ${clientId}; retry in ${seconds} s`, { retryAfterSeconds: seconds });
+      }
+    } else if (clients && clients.size >= this.options.maxClients) {
+      const stalest = Math.min(...[...clients.values()].map((entry) => entry.updatedAt));
+      const seconds = Math.max(1, Math.ceil((stalest + this.ttlMs - now) / 1000));
+      throw new ServiceError("presence-full", `this document has ${this.options.maxClients} clients present, the most it holds; retry in ${seconds} s`, { retryAfterSeconds: seconds });
+    }
+    if (!clients) this.documents.set(documentId, (clients = new Map<string, Held>()));
+    const recent = [...(held?.recent ?? []).slice(1 - PRESENCE_UPDATES_PER_SECOND), now];
+    const { displayName } = input;
+    clients.set(key, { clientId, ...(displayName !== undefined ? { displayName } : {}), role, state: input.state, updatedAt: now, recent });
+    this.startSweep();
+    this.options.onChange?.(documentId);
+  }
+
+  /** Removes a client at once; 204 also when it was not there (idempotent). 404 for an unknown or deleted document. */
+  async remove(documentId: string, role: PresenceRole, clientId: string): Promise<void> {
+    await this.mustExist(documentId);
+    const clients = this.live(documentId);
+    if (!clients?.delete(`${role}:${clientId}`)) return;
+    if (clients.size === 0) this.documents.delete(documentId);
+    this.options.onChange?.(documentId);
+  }
+
+  /** Entries held on this instance, all documents together (for tests and metrics). */
+  get size(): number {
+    let size = 0;
+    for (const clients of this.documents.values()) size += clients.size;
+    return size;
+  }
+
+  /** Stops the sweep and forgets every entry (shutdown). */
+  close(): void {
+    this.stopped = true;
+    this.sweep?.cancel();
+    this.sweep = undefined;
+    this.documents.clear();
+  }
+
+  /** The document's entries with the expired ones dropped (and the document forgotten when none is left). */
+  private live(documentId: string): Map<string, Held> | undefined {
+    const clients = this.documents.get(documentId);
+    if (!clients) return undefined;
+    const expired = this.dropExpired(clients);
+    if (clients.size === 0) this.documents.delete(documentId);
+    if (expired) this.options.onChange?.(documentId);
+    return clients.size === 0 ? undefined : clients;
+  }
+
+  private dropExpired(clients: Map<string, Held>): boolean {
+    const cutoff = this.options.clock.now() - this.ttlMs;
+    let expired = false;
+    for (const [key, entry] of clients) {
+      if (entry.updatedAt > cutoff) continue;
+      clients.delete(key);
+      expired = true;
+    }
+    return expired;
+  }
+
+  /** Every `ttlSeconds` while anything is held: drops what expired on documents nobody touched since. */
+  private startSweep(): void {
+    if (this.sweep || this.stopped) return;
+    this.sweep = this.options.clock.timer(
+      this.ttlMs,
+      () => {
+        this.sweep = undefined;
+        for (const documentId of [...this.documents.keys()]) this.live(documentId);
+        if (this.documents.size > 0) this.startSweep();
+      },
+      { unref: true },
+    );
+  }
+
+  private async mustExist(documentId: string): Promise<void> {
+    const head = await this.options.store.reads(documentId).document();
+    if (!head || head.deleted) throw documentNotFound(documentId);
+  }
+}
