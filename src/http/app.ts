@@ -141,7 +141,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await api.register(changeRoutes, { feed });
       await api.register(readLinkRoutes, { readLinks: services.readLinks });
       await api.register(presenceRoutes, { presence: services.presence, readLinks: services.readLinks });
-      await api.register(eventRoutes, { feed, readLinks: services.readLinks, documentStreams, readStreams });
+      await api.register(eventRoutes, { feed, readLinks: services.readLinks, presence: services.presence, documentStreams, readStreams });
       await api.register(exportRoutes, { documents, readLinks: services.readLinks });
       await api.register(trackerRoutes, { tracker });
     },

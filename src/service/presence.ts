@@ -1,6 +1,7 @@
 import type { Store } from "../storage/store.js";
 import type { Clock, Timer } from "./clock.js";
 import { documentNotFound } from "./documents.js";
+import { PresenceWatchers, type PresenceListener } from "./presence-watchers.js";
 import { ServiceError } from "./service-error.js";
 
 // docs/api.md, "Presence"; docs/choices.md, "Presence", for what the issue left open.
@@ -23,8 +24,6 @@ export interface PresenceOptions {
   maxClients: number;
   /** The largest `state` in bytes of its JSON; a larger one is a 413. */
   maxStateBytes: number;
-  /** Called whenever a document's list may have changed (an update, a departure, an expiry). */
-  onChange?: (documentId: string) => void;
 }
 
 /** Updates one client may send a second, per document and role; past it: 429. */
@@ -47,15 +46,30 @@ export class Presence {
   private readonly ttlMs: number;
   private sweep: Timer | undefined;
   private stopped = false;
+  private readonly watchers: PresenceWatchers;
 
   constructor(private readonly options: PresenceOptions) {
     this.ttlMs = options.ttlSeconds * 1000;
+    this.watchers = new PresenceWatchers({ clock: options.clock, ttlMs: this.ttlMs, current: (documentId) => this.current(documentId) });
+  }
+
+  /**
+   * Hears the document's list whenever it changes, at most 10 times a second (src/service/presence-watchers.ts);
+   * the caller checked that the document exists. The returned function stops listening.
+   */
+  watch(documentId: string, listener: PresenceListener): () => void {
+    return this.watchers.watch(documentId, listener);
+  }
+
+  /** The document's list now, without asking the store whether it exists (for the event streams). */
+  current(documentId: string): PresenceEntry[] {
+    return [...(this.live(documentId)?.values() ?? [])].map(({ recent: _recent, ...entry }) => entry);
   }
 
   /** The clients present at an existing document, in the order they arrived; 404 for an unknown or deleted one. */
   async list(documentId: string): Promise<PresenceEntry[]> {
     await this.mustExist(documentId);
-    return [...(this.live(documentId)?.values() ?? [])].map(({ recent: _recent, ...entry }) => entry);
+    return this.current(documentId);
   }
 
   /**
@@ -87,7 +101,7 @@ export class Presence {
     const { displayName } = input;
     clients.set(key, { clientId, ...(displayName !== undefined ? { displayName } : {}), role, state: input.state, updatedAt: now, recent });
     this.startSweep();
-    this.options.onChange?.(documentId);
+    this.watchers.changed(documentId);
   }
 
   /** Removes a client at once; 204 also when it was not there (idempotent). 404 for an unknown or deleted document. */
@@ -96,7 +110,7 @@ export class Presence {
     const clients = this.live(documentId);
     if (!clients?.delete(`${role}:${clientId}`)) return;
     if (clients.size === 0) this.documents.delete(documentId);
-    this.options.onChange?.(documentId);
+    this.watchers.changed(documentId);
   }
 
   /** Entries held on this instance, all documents together (for tests and metrics). */
@@ -106,11 +120,17 @@ export class Presence {
     return size;
   }
 
+  /** Documents whose list someone listens to (for tests). */
+  get watchedDocuments(): number {
+    return this.watchers.size;
+  }
+
   /** Stops the sweep and forgets every entry (shutdown). */
   close(): void {
     this.stopped = true;
     this.sweep?.cancel();
     this.sweep = undefined;
+    this.watchers.close();
     this.documents.clear();
   }
 
@@ -120,7 +140,7 @@ export class Presence {
     if (!clients) return undefined;
     const expired = this.dropExpired(clients);
     if (clients.size === 0) this.documents.delete(documentId);
-    if (expired) this.options.onChange?.(documentId);
+    if (expired) this.watchers.changed(documentId);
     return clients.size === 0 ? undefined : clients;
   }
 

@@ -4,6 +4,7 @@ import type { ChangeFeed, ChangeFeedView, Departure } from "./change-feed.js";
 import type { Clock } from "./clock.js";
 import { documentNotFound, type DocumentService, type DocumentView, type HistoryAt, type HistoryEntryView } from "./documents.js";
 import type { PresenceEntry, Presence } from "./presence.js";
+import type { PresenceListener } from "./presence-watchers.js";
 import { ServiceError } from "./service-error.js";
 
 /** A document as a read-only link shows it: its own id replaced by the read id. */
@@ -101,6 +102,25 @@ export class ReadLinks {
   async announce(readId: string, clientId: string, input: { displayName?: string; state: Record<string, unknown> }): Promise<void> {
     const documentId = await this.documentOf(readId);
     await this.hidingId(readId, documentId, () => this.options.presence.set(documentId, "viewer", clientId, input));
+  }
+
+  /**
+   * Hears the presence list of the document behind `readId` (an event stream's, opened after its first
+   * answer found the link); nothing when the link is gone meanwhile. The returned function stops it.
+   */
+  watchPresence(readId: string, listener: PresenceListener): () => void {
+    let stop: (() => void) | undefined;
+    let stopped = false;
+    this.options.store.readLinks.documentOf(readId).then(
+      (documentId) => {
+        if (!stopped && documentId !== undefined) stop = this.options.presence.watch(documentId, listener);
+      },
+      () => undefined,
+    );
+    return () => {
+      stopped = true;
+      stop?.();
+    };
   }
 
   /** A viewer's goodbye; idempotent. */

@@ -11,7 +11,11 @@ import { json, noContent, problem, shared, withExample } from "../openapi-answer
 
 const tags = ["presence"];
 const iso = (ms: number) => new Date(ms).toISOString();
-const asJson = (clients: PresenceEntry[]) => ({ clients: clients.map((entry) => ({ ...entry, updatedAt: iso(entry.updatedAt) })) });
+/** A presence list as GET …/presence answers it and an event stream's `event: presence` carries it. */
+export const presenceJson = (clients: readonly PresenceEntry[]) => ({
+  // In the order the GET's serializer writes (required fields first), so a frame holds its very bytes.
+  clients: clients.map(({ clientId, displayName, role, state, updatedAt }) => ({ clientId, role, state, updatedAt: iso(updatedAt), ...(displayName !== undefined ? { displayName } : {}) })),
+});
 
 const exampleUpdate = { displayName: "Ada", state: { cursor: { line: 3, column: 14 } } };
 const exampleList = {
@@ -62,7 +66,7 @@ export const presenceRoutes: FastifyPluginAsyncTypebox<{ presence: Presence; rea
         response: { 200: json("the clients present now", PresenceListSchema, exampleList), 400: malformed, 404: shared("DocumentNotFound") },
       },
     },
-    async (request) => asJson(await presence.list(request.params.documentId)),
+    async (request) => presenceJson(await presence.list(request.params.documentId)),
   );
 
   app.put(
@@ -114,7 +118,7 @@ export const presenceRoutes: FastifyPluginAsyncTypebox<{ presence: Presence; rea
         response: { 200: json("the clients present now", PresenceListSchema, exampleList), 400: malformed, 404: noLink },
       },
     },
-    async (request) => asJson(await readLinks.presence(request.params.readId)),
+    async (request) => presenceJson(await readLinks.presence(request.params.readId)),
   );
 
   app.put(
