@@ -1,4 +1,4 @@
-import type { Store } from "../storage/store.js";
+import { RELAY_MESSAGE_BYTES, type Store } from "../storage/store.js";
 import type { Clock, Timer } from "./clock.js";
 import { documentNotFound } from "./documents.js";
 import { PresenceWatchers, type PresenceListener } from "./presence-watchers.js";
@@ -47,10 +47,13 @@ export class Presence {
   private sweep: Timer | undefined;
   private stopped = false;
   private readonly watchers: PresenceWatchers;
+  private readonly stopRelay: (() => void) | undefined;
 
   constructor(private readonly options: PresenceOptions) {
     this.ttlMs = options.ttlSeconds * 1000;
     this.watchers = new PresenceWatchers({ clock: options.clock, ttlMs: this.ttlMs, current: (documentId) => this.current(documentId) });
+    // Other instances on the same database tell theirs (PostgreSQL's NOTIFY, never stored): every instance lists them all.
+    this.stopRelay = options.store.relay?.watch((message) => this.relayed(message));
   }
 
   /**
@@ -99,17 +102,54 @@ export class Presence {
     if (!clients) this.documents.set(documentId, (clients = new Map<string, Held>()));
     const recent = [...(held?.recent ?? []).slice(1 - PRESENCE_UPDATES_PER_SECOND), now];
     const { displayName } = input;
-    clients.set(key, { clientId, ...(displayName !== undefined ? { displayName } : {}), role, state: input.state, updatedAt: now, recent });
+    const entry: PresenceEntry = { clientId, ...(displayName !== undefined ? { displayName } : {}), role, state: input.state, updatedAt: now };
+    clients.set(key, { ...entry, recent });
     this.startSweep();
     this.watchers.changed(documentId);
+    this.relay({ presence: "set", documentId, ...entry });
   }
 
   /** Removes a client at once; 204 also when it was not there (idempotent). 404 for an unknown or deleted document. */
   async remove(documentId: string, role: PresenceRole, clientId: string): Promise<void> {
     await this.mustExist(documentId);
+    // Another instance may hold the entry though this one lost the message that made it.
+    this.relay({ presence: "remove", documentId, role, clientId });
+    this.forget(documentId, `${role}:${clientId}`);
+  }
+
+  private forget(documentId: string, key: string): void {
     const clients = this.live(documentId);
-    if (!clients?.delete(`${role}:${clientId}`)) return;
+    if (!clients?.delete(key)) return;
     if (clients.size === 0) this.documents.delete(documentId);
+    this.watchers.changed(documentId);
+  }
+
+  private relay(message: RelayMessage): void {
+    const text = JSON.stringify(message);
+    if (this.options.store.relay && Buffer.byteLength(text, "utf8") <= RELAY_MESSAGE_BYTES) this.options.store.relay.send(text);
+  }
+
+  /** Another instance's update or goodbye, applied as it was there (its document exists; its rate was checked). */
+  private relayed(text: string): void {
+    if (this.stopped) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (!isRelayMessage(message)) return;
+    const { documentId, role, clientId } = message;
+    const key = `${role}:${clientId}`;
+    if (message.presence === "remove") return this.forget(documentId, key);
+    const { presence: _presence, documentId: _documentId, ...entry } = message;
+    let clients = this.live(documentId);
+    const held = clients?.get(key);
+    if (!held && clients && clients.size >= this.options.maxClients) return;
+    if (entry.updatedAt <= this.options.clock.now() - this.ttlMs) return;
+    if (!clients) this.documents.set(documentId, (clients = new Map<string, Held>()));
+    clients.set(key, { ...entry, recent: held?.recent ?? [] });
+    this.startSweep();
     this.watchers.changed(documentId);
   }
 
@@ -128,6 +168,7 @@ export class Presence {
   /** Stops the sweep and forgets every entry (shutdown). */
   close(): void {
     this.stopped = true;
+    this.stopRelay?.();
     this.sweep?.cancel();
     this.sweep = undefined;
     this.watchers.close();
@@ -173,4 +214,26 @@ export class Presence {
     const head = await this.options.store.reads(documentId).document();
     if (!head || head.deleted) throw documentNotFound(documentId);
   }
+}
+
+/** What the instances tell each other (src/storage/store.ts, InstanceRelay). */
+type RelayMessage =
+  | ({ presence: "set"; documentId: string } & PresenceEntry)
+  | { presence: "remove"; documentId: string; role: PresenceRole; clientId: string };
+
+const isText = (value: unknown, max: number): value is string => typeof value === "string" && value.length <= max;
+
+function isRelayMessage(value: unknown): value is RelayMessage {
+  if (typeof value !== "object" || value === null) return false;
+  const message = value as Record<string, unknown>;
+  const { presence, documentId, role, clientId } = message;
+  if (!isText(documentId, 36) || (role !== "editor" && role !== "viewer") || !isText(clientId, 64) || clientId === "") return false;
+  if (presence === "remove") return true;
+  const { state, updatedAt, displayName } = message;
+  return (
+    presence === "set" &&
+    typeof state === "object" && state !== null && !Array.isArray(state) &&
+    typeof updatedAt === "number" && Number.isFinite(updatedAt) &&
+    (displayName === undefined || isText(displayName, 64))
+  );
 }
