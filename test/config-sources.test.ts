@@ -30,6 +30,9 @@ service:
     compaction-interval-seconds: 600
   documents:
     max-content-bytes: 1024
+  presence:
+    ttl-seconds: 10
+    max-clients: 5
   rate-limit:
     creates-per-minute: 0
     writes-per-second: 20
@@ -51,6 +54,7 @@ const FROM_FULL_YAML: Config = {
   feed: { maxWaitSeconds: 30 },
   history: { pauseSeconds: 60, retentionSeconds: 3600, compactionIntervalSeconds: 600 },
   documents: { maxContentBytes: 1024 },
+  presence: { ttlSeconds: 10, maxClients: 5 },
   rateLimit: { createsPerMinute: 0, writesPerSecond: 20, readsPerSecond: 200, waitsPerAddress: 200, trackerLoginsPerMinute: 10, trackerReadsPerSecond: 20 },
   cors: { origins: ["https://editor.example", "http://localhost:5173"] },
   log: { level: "warn" },

@@ -18,7 +18,7 @@ const BASE_TEXT = "Plan\n- ship the feed\n- write the docs";
 const PATCHED_TEXT = "Plan\n- ship the feed\n- write the docs\n- try the tracker panel";
 const CREATED_AT = "2026-03-02T09:15:00.000Z";
 const UPDATED_AT = "2026-03-02T09:41:27.512Z";
-const CLIENT_ID = "c-4f9a1e07";
+export const CLIENT_ID = "c-4f9a1e07";
 
 const appendedLine = { op: "insert" as const, index: 3, lines: ["- try the tracker panel"] };
 

@@ -62,6 +62,11 @@ export const ConfigSchema = Type.Object({
   documents: Type.Object({
     maxContentBytes: Type.Integer({ ...setting({ key: "service.documents.max-content-bytes", default: 5_242_880 }), minimum: 1, maximum: 1_073_741_824 }),
   }),
+  /** Who is here (src/service/presence.ts, docs/api.md "Presence"): held in memory per instance, never stored. */
+  presence: Type.Object({
+    ttlSeconds: Type.Integer({ ...setting({ key: "service.presence.ttl-seconds", default: 30 }), minimum: 1, maximum: 3600 }),
+    maxClients: Type.Integer({ ...setting({ key: "service.presence.max-clients", default: 100 }), minimum: 1, maximum: 10_000 }),
+  }),
   /** Per client address and instance (src/http/rate-limits.ts, src/http/wait-limit.ts); 0 turns a limit off. */
   rateLimit: Type.Object({
     createsPerMinute: Type.Integer({ ...setting({ key: "service.rate-limit.creates-per-minute", default: 60 }), minimum: 0, maximum: 1_000_000 }),

@@ -19,6 +19,7 @@ import { EventStreams } from "./routes/event-stream.js";
 import { eventRoutes } from "./routes/events.js";
 import { exportRoutes } from "./routes/export.js";
 import { infoRoutes, type ServiceIdentity } from "./routes/info.js";
+import { presenceRoutes } from "./routes/presence.js";
 import { readLinkRoutes } from "./routes/read-links.js";
 import { trackerRoutes } from "./routes/tracker.js";
 import { DEFAULT_WEB_ROOT, webRoutes } from "./routes/web.js";
@@ -140,7 +141,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await api.register(contentRoutes, { patcher, bodyLimit });
       await api.register(changeRoutes, { feed });
       await api.register(readLinkRoutes, { readLinks: services.readLinks });
-      await api.register(eventRoutes, { feed, readLinks: services.readLinks, documentStreams, readStreams });
+      await api.register(presenceRoutes, { presence: services.presence, readLinks: services.readLinks });
+      await api.register(eventRoutes, { feed, readLinks: services.readLinks, presence: services.presence, documentStreams, readStreams });
       await api.register(exportRoutes, { documents, readLinks: services.readLinks });
       await api.register(trackerRoutes, { tracker });
     },

@@ -103,6 +103,16 @@ export const SHARED_ANSWERS = {
     problems: [{ code: "rate-limited", detail: "more than 200 writes in a second from this address; retry in 1 s" }],
     retryAfter: RETRY,
   },
+  PresenceTooMany: {
+    status: "429",
+    description:
+      "this client sent more than 20 presence updates in a second (`rate-limited`), or the document holds service.presence.max-clients entries and this client is new (`presence-full`, `Retry-After` until the stalest entry expires), or the address went past a rate limit; nothing changed",
+    problems: [
+      { code: "rate-limited", detail: "more than 20 presence updates in a second from client c-4f9a1e07; retry in 1 s", instance: `${EXAMPLE_DOCUMENT_PATH}/presence/c-4f9a1e07` },
+      { code: "presence-full", detail: "this document has 100 clients present, the most it holds; retry in 12 s", instance: `${EXAMPLE_DOCUMENT_PATH}/presence/c-4f9a1e07` },
+    ],
+    retryAfter: RETRY,
+  },
   HeadersTooLarge: {
     status: "431",
     description: "the request headers are larger than the service accepts",

@@ -53,6 +53,7 @@ export async function registerOpenApi(app: FastifyInstance, apiPrefix: string): 
       },
       tags: [
         { name: "documents", description: "documents, history, restore, live editing and the change feed" },
+        { name: "presence", description: "who is at a document now: held in memory, never stored" },
         { name: "tracker", description: "the narrow proxy to the configured ticket tracker" },
         { name: "service", description: "service information" },
       ],

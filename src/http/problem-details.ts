@@ -11,7 +11,6 @@ const STORAGE_RETRY_SECONDS = 5;
 
 export type RenderedCode =
   | ProblemCode
-  | "rate-limited"
   | "route-not-found"
   | "request-timeout"
   | "headers-too-large"
@@ -39,6 +38,7 @@ export const PROBLEMS: Record<RenderedCode, { status: number; title: string }> =
   "list-locked": { status: 429, title: "Document list locked" },
   "list-busy": { status: 429, title: "Password checks busy" },
   "rate-limited": { status: 429, title: "Too many requests" },
+  "presence-full": { status: 429, title: "Presence full" },
   "tracker-token-required": { status: 401, title: "Tracker token missing or expired" },
   "tracker-credentials-rejected": { status: 400, title: "Tracker credentials rejected" },
   "tracker-rejected": { status: 400, title: "Rejected by the tracker" },

@@ -23,6 +23,9 @@ export const COST_UNIT_BYTES = 64 * 1024;
  */
 export const BODY_UNIT_BYTES = 1024;
 
+/** The presence routes (src/http/routes/presence.ts): by the document's id or a read id, with or without a client id. */
+const PRESENCE_ROUTE = /\/presence(\/:clientId)?$/;
+
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
@@ -54,7 +57,7 @@ const costOf = (bytes: number, unit = COST_UNIT_BYTES) => Math.max(1, Math.ceil(
  * - POST of the document collection by `creates-per-minute`;
  * - every other write under `apiPrefix` (whatever its path: new routes are covered as they are
  *   added) by `writes-per-second`, a write costing a unit per 64 KiB of its body or of the document
- *   it changes (as far as the head cache knows it);
+ *   it changes (as far as the head cache knows it; a presence update costs its body only);
  * - every read (GET, HEAD) under `apiPrefix` by `reads-per-second`, a unit per 64 KiB of the
  *   document it reads at arrival and of its answer afterwards; the tracker proxy's reads, which
  *   each cost an upstream call, by `tracker-reads-per-second` as well;
@@ -96,9 +99,12 @@ export function rateLimits(
     const length = Number(request.headers["content-length"] ?? 0);
     return costOf(Number.isFinite(length) ? length : 0, BODY_UNIT_BYTES);
   };
-  /** The arrival cost of a read or write: the size of the document it names, or of its body. */
-  const arrivalCost = (request: FastifyRequest): number => {
-    const id = (request.params as { documentId?: string } | undefined)?.documentId;
+  /**
+   * The arrival cost of a read or write: the size of the document it names, or of its body. A
+   * presence request never touches the document's text: its body (or answer) is all it costs.
+   */
+  const arrivalCost = (request: FastifyRequest, route: string): number => {
+    const id = PRESENCE_ROUTE.test(route) ? undefined : (request.params as { documentId?: string } | undefined)?.documentId;
     const document = id === undefined ? 0 : (sizeOf(id.toLowerCase()) ?? 0);
     return Math.max(costOf(document), bodyCost(request));
   };
@@ -114,7 +120,7 @@ export function rateLimits(
     if (applying.length === 0) return done();
     const key = addressKey(request.ip);
     const creating = request.method === "POST" && route === collection;
-    const cost = applying.includes(reads as Limit) || (applying.includes(writes as Limit) && !creating) ? arrivalCost(request) : 1;
+    const cost = applying.includes(reads as Limit) || (applying.includes(writes as Limit) && !creating) ? arrivalCost(request, route) : 1;
     for (const limit of applying) {
       // A create counts against creates-per-minute once, and against the writes only by a body
       // larger than one unit: a big text is as much work to create as to replace.

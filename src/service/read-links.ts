@@ -3,6 +3,8 @@ import type { Store } from "../storage/store.js";
 import type { ChangeFeed, ChangeFeedView, Departure } from "./change-feed.js";
 import type { Clock } from "./clock.js";
 import { documentNotFound, type DocumentService, type DocumentView, type HistoryAt, type HistoryEntryView } from "./documents.js";
+import type { PresenceEntry, Presence } from "./presence.js";
+import type { PresenceListener } from "./presence-watchers.js";
 import { ServiceError } from "./service-error.js";
 
 /** A document as a read-only link shows it: its own id replaced by the read id. */
@@ -14,6 +16,7 @@ export interface ReadLinksOptions {
   store: Store;
   documents: DocumentService;
   feed: ChangeFeed;
+  presence: Presence;
   clock: Clock;
 }
 
@@ -87,6 +90,43 @@ export class ReadLinks {
     const answer = await this.hidingId(readId, documentId, () => this.options.feed.changes(documentId, since, waitSeconds, departure));
     if (answer && (await this.stillLinked(answer, readId)) !== documentId) throw noReadLink(readId);
     return answer;
+  }
+
+  /** Who is at the document now, editors and viewers: the list GET /documents/{id}/presence gives (it names no document). */
+  async presence(readId: string): Promise<PresenceEntry[]> {
+    const documentId = await this.documentOf(readId);
+    return this.hidingId(readId, documentId, () => this.options.presence.list(documentId));
+  }
+
+  /** Announces a viewer at the document (marked `viewer`: it can neither replace nor remove an editor's entry). */
+  async announce(readId: string, clientId: string, input: { displayName?: string; state: Record<string, unknown> }): Promise<void> {
+    const documentId = await this.documentOf(readId);
+    await this.hidingId(readId, documentId, () => this.options.presence.set(documentId, "viewer", clientId, input));
+  }
+
+  /**
+   * Hears the presence list of the document behind `readId` (an event stream's, opened after its first
+   * answer found the link); nothing when the link is gone meanwhile. The returned function stops it.
+   */
+  watchPresence(readId: string, listener: PresenceListener): () => void {
+    let stop: (() => void) | undefined;
+    let stopped = false;
+    this.options.store.readLinks.documentOf(readId).then(
+      (documentId) => {
+        if (!stopped && documentId !== undefined) stop = this.options.presence.watch(documentId, listener);
+      },
+      () => undefined,
+    );
+    return () => {
+      stopped = true;
+      stop?.();
+    };
+  }
+
+  /** A viewer's goodbye; idempotent. */
+  async leave(readId: string, clientId: string): Promise<void> {
+    const documentId = await this.documentOf(readId);
+    await this.hidingId(readId, documentId, () => this.options.presence.remove(documentId, "viewer", clientId));
   }
 
   private async documentOf(readId: string): Promise<string> {

@@ -16,6 +16,8 @@ export type ProblemCode =
   | "rebase-too-large"
   | "list-locked"
   | "list-busy"
+  | "rate-limited"
+  | "presence-full"
   | "tracker-token-required"
   | "tracker-credentials-rejected"
   | "tracker-rejected"

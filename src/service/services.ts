@@ -15,7 +15,9 @@ import { historyPolicy, type HistoryPolicy } from "./history-policy.js";
 import { ListAccess } from "./list-access.js";
 import { ServiceEvents } from "./observer.js";
 import { ContentPatcher } from "./patch-content.js";
+import { Presence } from "./presence.js";
 import { ReadLinks } from "./read-links.js";
+import { PRESENCE_STATE_BYTES } from "../api/presence.js";
 
 const nodeSha256: Sha256Hex = (text) => createHash("sha256").update(text, "utf8").digest("hex");
 
@@ -33,6 +35,8 @@ export interface Services {
   /** Read-only links: made, rotated and revoked per document; reads through them. */
   readLinks: ReadLinks;
   hub: ChangeHub;
+  /** Who is at each document now: in memory on this instance, never stored. */
+  presence: Presence;
   listAccess: ListAccess;
   compactor: Compactor;
   /** Where the use cases report their work; the composition adds the metrics and the log warnings. */
@@ -71,6 +75,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     events,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });
+  const presence = new Presence({ store, clock, ...config.presence, maxStateBytes: PRESENCE_STATE_BYTES });
   const listAccess = new ListAccess({ store, clock, config: config.masterPassword, events });
   return {
     documents,
@@ -82,7 +87,8 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
     events,
     patcher: new ContentPatcher({ writer, clock, contentLimit, events }),
     feed,
-    readLinks: new ReadLinks({ store, documents, feed, clock }),
+    readLinks: new ReadLinks({ store, documents, feed, presence, clock }),
+    presence,
     listAccess,
     start: () => compactor.start(),
     quiesce: () => {
@@ -90,6 +96,7 @@ export function createServices(deps: { config: Config; store: Store; clock: Cloc
       unwatch();
     },
     close: async () => {
+      presence.close();
       await compactor.stop();
       await listAccess.close();
       // Queued writes finish, so nothing acknowledged is lost at shutdown.

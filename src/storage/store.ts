@@ -208,6 +208,17 @@ export interface CommitListener {
   reset(): void;
 }
 
+/** Passes short messages among the instances of one database, nothing stored (PostgreSQL's NOTIFY). */
+export interface InstanceRelay {
+  /** Sends `message` (at most {@link RELAY_MESSAGE_BYTES}) to every other instance; fire and forget, a lost one is lost. */
+  send(message: string): void;
+  /** Hears the other instances' messages (never this store's own); returns how to stop. */
+  watch(listener: (message: string) => void): () => void;
+}
+
+/** The largest relay message: PostgreSQL's NOTIFY payload is below 8,000 bytes. */
+export const RELAY_MESSAGE_BYTES = 7_000;
+
 /** What a store tells the metrics about itself. */
 export interface StoreStats {
   kind: "sqlite" | "postgres";
@@ -272,6 +283,12 @@ export interface Store {
 
   /** The documents' read-only links (src/storage/read-links.ts): outside every document's history. */
   readonly readLinks: ReadLinkStore;
+
+  /**
+   * Messages to the other instances on a shared database that are never stored (presence,
+   * src/service/presence.ts); absent where no other instance can be (SQLite).
+   */
+  readonly relay?: InstanceRelay;
 
   /**
    * Subscribes to commits made through this store or, where the store is shared, by other

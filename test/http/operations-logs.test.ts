@@ -73,6 +73,24 @@ describe("request logs", () => {
     expect(JSON.stringify(lines)).not.toContain(Buffer.from(`admin:${PASSWORD}`).toString("base64"));
   });
 
+  it("never hold a presence update's name, state or client id (docs/api.md, Presence): only the route template", async () => {
+    const { t, lines } = await appWithLog();
+    const id = (await t.app.inject({ method: "POST", url: "/api/v1/documents", payload: { title: "T", content: "a" } })).json<{ id: string }>().id;
+    const url = `/api/v1/documents/${id}/presence/c-secret-client`;
+
+    expect((await t.app.inject({ method: "PUT", url, payload: { displayName: "Secret Name", state: { cursor: "secret-cursor" } } })).statusCode).toBe(204);
+    expect((await t.app.inject({ method: "GET", url: `/api/v1/documents/${id}/presence` })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: "DELETE", url })).statusCode).toBe(204);
+
+    expect(requestLines(lines).map((line) => [line.method, line.route, line.status])).toEqual([
+      ["POST", "/api/v1/documents", 201],
+      ["PUT", "/api/v1/documents/:documentId/presence/:clientId", 204],
+      ["GET", "/api/v1/documents/:documentId/presence", 200],
+      ["DELETE", "/api/v1/documents/:documentId/presence/:clientId", 204],
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/secret|c-secret-client/i);
+  });
+
   it("give the client's address from X-Forwarded-For only with server.trust-proxy", async () => {
     const forwarded = { "x-forwarded-for": "203.0.113.9" };
     const plain = await appWithLog();

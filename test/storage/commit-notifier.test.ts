@@ -156,6 +156,28 @@ describePostgres("CommitNotifier", () => {
     expect(mine()).toEqual([{ documentId: other, version: 1 }]);
   });
 
+  it("relays a message to the other stores of its schema only, and never back to the sender", async () => {
+    const first = await openTestStore();
+    cleanups.push(first.cleanup);
+    const second = await PostgresStore.open(POSTGRES_TEST_URL, { schema: first.schema });
+    cleanups.push(() => second.close());
+    const elsewhere = await openTestStore();
+    cleanups.push(elsewhere.cleanup);
+    const heard = { first: [] as string[], second: [] as string[], elsewhere: [] as string[] };
+    first.store.relay.watch((message) => heard.first.push(message));
+    second.relay.watch((message) => heard.second.push(message));
+    elsewhere.store.relay.watch((message) => heard.elsewhere.push(message));
+
+    first.store.relay.send('{"a":1}');
+    second.relay.send('{"b":2}');
+    await until("both messages", () => heard.first.length > 0 && heard.second.length > 0);
+    // A message the sender or another schema heard would have come with these: send one more round to be sure.
+    second.relay.send('{"c":3}');
+    await until("the third message", () => heard.first.length > 1);
+
+    expect(heard).toEqual({ first: ['{"b":2}', '{"c":3}'], second: ['{"a":1}'], elsewhere: [] });
+  });
+
   it("sends no notice for a write that appends no version, such as a snapshot written for compaction", async () => {
     const first = await openTestStore();
     cleanups.push(first.cleanup);

@@ -19,6 +19,7 @@ export const DEFAULTS: Config = {
   feed: { maxWaitSeconds: 60 },
   history: { pauseSeconds: 300, retentionSeconds: 86_400, compactionIntervalSeconds: 3600 },
   documents: { maxContentBytes: 5_242_880 },
+  presence: { ttlSeconds: 30, maxClients: 100 },
   rateLimit: { createsPerMinute: 60, writesPerSecond: 200, readsPerSecond: 200, waitsPerAddress: 200, trackerLoginsPerMinute: 10, trackerReadsPerSecond: 20 },
   cors: { origins: [] },
   log: { level: "info" },

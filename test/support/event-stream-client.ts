@@ -20,10 +20,15 @@ export interface EventStream {
 export function parseFrame(block: string): Frame {
   const lines = block.split("\n");
   if (lines.length === 1 && lines[0]!.startsWith(": ")) return { comment: lines[0]!.slice(2) };
+  // A presence frame has no id (a reconnect resumes from the last change): its id reads as "".
+  if (lines[0] === "event: presence" && lines.length === 2 && lines[1]!.startsWith("data: ")) return { event: "presence", id: "", data: lines[1]!.slice(6) };
   const [event, id, data, ...more] = lines;
   if (!event?.startsWith("event: ") || !id?.startsWith("id: ") || !data?.startsWith("data: ") || more.length > 0) throw new Error(`not a change frame: ${JSON.stringify(block)}`);
   return { event: event.slice(7), id: id.slice(4), data: data.slice(6) };
 }
+
+/** A presence frame as the service must send it: `data` is GET …/presence's body for the same list. */
+export const presenceFrame = (data: string): Frame => ({ event: "presence", id: "", data });
 
 /** A change frame as the service must send it: `data` is the long poll's body for the same answer. */
 export const change = (version: number, data: string): Frame => ({ event: "change", id: String(version), data });
@@ -56,7 +61,12 @@ export function openEventStream(origin: string, path: string, headers: Record<st
       response.on("error", finish);
       const until = <T>(take: () => T | undefined, maxMs: number, what: string): Promise<T> =>
         new Promise((resolveTake, rejectTake) => {
-          const timer = setTimeout(() => rejectTake(new Error(`${what} within ${maxMs} ms; buffered ${JSON.stringify(buffer.slice(0, 300))}`)), maxMs);
+          // A wait that ran out takes nothing that comes later: the next wait gets it.
+          const timer = setTimeout(() => {
+            const index = waiting.indexOf(attempt);
+            if (index >= 0) waiting.splice(index, 1);
+            rejectTake(new Error(`${what} within ${maxMs} ms; buffered ${JSON.stringify(buffer.slice(0, 300))}`));
+          }, maxMs);
           const attempt = () => {
             let taken: T | undefined;
             try {

@@ -3,12 +3,27 @@ import { PassThrough } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChangeFeedView, Departure, PollDone } from "../../service/change-feed.js";
 import type { Clock, Timer } from "../../service/clock.js";
+import type { PresenceEntry } from "../../service/presence.js";
+import type { PresenceListener } from "../../service/presence-watchers.js";
+import { presenceJson } from "./presence.js";
 import { changeFeedJson } from "../ops-json.js";
 
 // docs/api.md, "The event stream": what a stream sends, and docs/choices.md for what the issue left open.
 
 /** What a stream's loop asks for: the next answer since `since`, waiting up to `waitSeconds` (a feed's `poll`). */
 export type StreamPoll = (since: number, waitSeconds: number, departure: Departure, done: PollDone) => void;
+
+/** How a stream hears its document's presence list (src/service/presence-watchers.ts); returns how to stop. */
+export type StreamPresence = (listener: PresenceListener) => () => void;
+
+/** Presence frames, made once per list sent and shared by every stream of both routes. */
+const presenceFrames = new WeakMap<readonly PresenceEntry[], Buffer>();
+
+function presenceFrame(clients: readonly PresenceEntry[]): Buffer {
+  let frame = presenceFrames.get(clients);
+  if (!frame) presenceFrames.set(clients, (frame = Buffer.from(`event: presence\ndata: ${JSON.stringify(presenceJson(clients))}\n\n`, "utf8")));
+  return frame;
+}
 
 export interface EventStreamOptions {
   clock: Clock;
@@ -31,6 +46,10 @@ interface Stream {
   raw: ServerResponse;
   departure: { gone: boolean; onGone?: () => void };
   drain?: Timer;
+  /** Stops hearing the presence list. */
+  stopPresence?: () => void;
+  /** The newest presence list not written yet, held while the client is behind on reading. */
+  presencePending?: readonly PresenceEntry[];
 }
 
 /**
@@ -61,7 +80,7 @@ export class EventStreams {
   }
 
   /** Answers `reply` with a stream of what `poll` gives from `since` on. Not async: nothing is held but callbacks. */
-  serve(request: FastifyRequest, reply: FastifyReply, since: number, poll: StreamPoll): void {
+  serve(request: FastifyRequest, reply: FastifyReply, since: number, poll: StreamPoll, presence?: StreamPresence): void {
     const departure: Stream["departure"] = { gone: false };
     const onClose = () => {
       departure.gone = true;
@@ -89,7 +108,25 @@ export class EventStreams {
         .send(stream.out);
       const next = answer ? answer.currentVersion : since;
       this.write(stream, answer ? this.frame(answer) : OPENING, () => this.loop(request, stream, poll, next));
+      if (presence && this.open.has(stream)) stream.stopPresence = presence((clients) => this.presence(stream, clients));
     });
+  }
+
+  /**
+   * Writes a presence list, an `event: presence` without `id` (a reconnect resumes from the last
+   * change). A client behind on reading gets only the newest list once it has read the rest.
+   */
+  private presence(stream: Stream, clients: readonly PresenceEntry[]): void {
+    if (!this.open.has(stream)) return;
+    if (!stream.out.writableNeedDrain) return void stream.out.write(presenceFrame(clients));
+    if (stream.presencePending === undefined) {
+      stream.out.once("drain", () => {
+        const pending = stream.presencePending;
+        stream.presencePending = undefined;
+        if (pending && this.open.has(stream)) this.presence(stream, pending);
+      });
+    }
+    stream.presencePending = clients;
   }
 
   /**
@@ -136,6 +173,7 @@ export class EventStreams {
     stream.departure.gone = true;
     stream.departure.onGone?.();
     stream.drain?.cancel();
+    stream.stopPresence?.();
     if (drop) stream.out.destroy();
     else stream.out.end();
   }

@@ -2,9 +2,10 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { EventsHeaders, EventsQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
-import { examples } from "../../api/examples.js";
+import { CLIENT_ID, examples } from "../../api/examples.js";
 import { EXAMPLE_READ_ID, ReadIdParams } from "../../api/read-links.js";
 import { asError, type ChangeFeed } from "../../service/change-feed.js";
+import type { Presence } from "../../service/presence.js";
 import type { ReadLinks } from "../../service/read-links.js";
 import { noContent, problem, shared } from "../openapi-answers.js";
 import { WAITS } from "../wait-limit.js";
@@ -17,21 +18,24 @@ const tags = ["documents"];
 const exampleStream =
   `event: change\nid: ${examples.feedDiff.currentVersion}\ndata: ${JSON.stringify(examples.feedDiff)}\n\n` +
   ": keep-alive\n\n" +
-  `event: change\nid: ${examples.feedContent.currentVersion}\ndata: ${JSON.stringify(examples.feedContent)}\n\n`;
+  `event: change\nid: ${examples.feedContent.currentVersion}\ndata: ${JSON.stringify(examples.feedContent)}\n\n` +
+  `event: presence\ndata: ${JSON.stringify({ clients: [{ clientId: CLIENT_ID, displayName: "Ada", role: "editor", state: { cursor: { line: 3, column: 14 } }, updatedAt: "2026-03-01T18:00:05.000Z" }] })}\n\n`;
 
 /** The 200 of an events route: the stream, with an example. */
 const streamAnswer = {
   description:
-    "Server-Sent Events, open until the client or the service ends them: an `event: change` per answer the long poll would give (`id:` its currentVersion, `data:` its ChangeFeed JSON on one line), `: keep-alive` comments while nothing changes",
+    "Server-Sent Events, open until the client or the service ends them: an `event: change` per answer the long poll would give (`id:` its currentVersion, `data:` its ChangeFeed JSON on one line), " +
+    "an `event: presence` (no `id:`; `data:` the PresenceList JSON of GET …/presence on one line) when the stream opens on a document someone is at and whenever the list changes, at most 10 a second, " +
+    "`: keep-alive` comments while nothing changes",
   content: { [EVENT_STREAM_MEDIA]: { schema: Type.String({ description: "text/event-stream frames" }), example: exampleStream } },
 };
 
 const shutting = noContent("this instance is shutting down: ask again (another instance, or this one restarted, streams)");
 
 /** The streams of the change feeds: a document's by its id, and through a read-only link. */
-export const eventRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed; readLinks: ReadLinks; documentStreams: EventStreams; readStreams: EventStreams }> = async (
+export const eventRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed; readLinks: ReadLinks; presence: Presence; documentStreams: EventStreams; readStreams: EventStreams }> = async (
   app,
-  { feed, readLinks, documentStreams, readStreams },
+  { feed, readLinks, presence, documentStreams, readStreams },
 ) => {
   app.get(
     "/documents/:documentId/events",
@@ -53,7 +57,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed; readLink
     },
     (request, reply) => {
       const since = request.headers["last-event-id"] ?? request.query.since;
-      documentStreams.serve(request, reply, since, (from, wait, departure, done) => feed.poll(request.params.documentId, from, wait, departure, done));
+      const { documentId } = request.params;
+      documentStreams.serve(
+        request,
+        reply,
+        since,
+        (from, wait, departure, done) => feed.poll(documentId, from, wait, departure, done),
+        (listener) => presence.watch(documentId, listener),
+      );
     },
   );
 
@@ -85,7 +96,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed; readLink
           (answer) => done(undefined, answer),
           (error: unknown) => done(asError(error), undefined),
         );
-      });
+      }, (listener) => readLinks.watchPresence(request.params.readId, listener));
     },
   );
 };

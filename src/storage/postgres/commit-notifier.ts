@@ -10,6 +10,12 @@ import type { CommitListener, CommitNotice } from "../store.js";
  */
 export const COMMIT_CHANNEL = "folio_commits";
 
+/**
+ * The channel of the instance relay (presence): payload `<scope>.<origin>:<message>`, where the
+ * scope is the store's schema, since a channel spans the whole database (test suites run one schema each).
+ */
+export const RELAY_CHANNEL = "folio_relay";
+
 // The id in lower case only, as the stores send it.
 const PAYLOAD = new RegExp(`^(${UUID_SOURCE}):(\\d{1,16})(?::([0-9a-f]{16}))?$`);
 const FIRST_RETRY_MS = 100;
@@ -52,6 +58,7 @@ export class CommitNotifier {
   /** Put into the payload of this store's own commits (see {@link commitPayload}). */
   readonly origin = randomBytes(8).toString("hex");
   private readonly listeners = new Set<CommitListener>();
+  private readonly relayListeners = new Set<(message: string) => void>();
   private readonly stopping = new AbortController();
   private readonly heartbeatIntervalMs: number;
   private readonly heartbeatTimeoutMs: number;
@@ -64,6 +71,8 @@ export class CommitNotifier {
     private readonly config: pg.ClientConfig,
     private readonly onError: (error: Error) => void = () => {},
     heartbeat: HeartbeatOptions = {},
+    /** The relay's scope: the schema of the store (see {@link RELAY_CHANNEL}). */
+    private readonly scope = "",
   ) {
     this.heartbeatIntervalMs = heartbeat.intervalMs ?? 15_000;
     this.heartbeatTimeoutMs = heartbeat.timeoutMs ?? 5_000;
@@ -78,6 +87,14 @@ export class CommitNotifier {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);
+    };
+  }
+
+  /** Hears the relay's messages of the other stores (this one's own are dropped). */
+  watchRelay(listener: (message: string) => void): () => void {
+    this.relayListeners.add(listener);
+    return () => {
+      this.relayListeners.delete(listener);
     };
   }
 
@@ -111,6 +128,7 @@ export class CommitNotifier {
     client.on("error", (error) => this.lost(client, error));
     client.on("end", () => this.lost(client, new Error("the LISTEN connection ended")));
     client.on("notification", (message) => {
+      if (message.channel === RELAY_CHANNEL) return this.relayed(message.payload);
       if (message.channel !== COMMIT_CHANNEL) return;
       const parsed = parseCommitPayload(message.payload);
       if (parsed && parsed.origin !== this.origin) this.forEach((listener) => listener.commit(parsed.notice));
@@ -118,6 +136,7 @@ export class CommitNotifier {
     try {
       await client.connect();
       await client.query(`LISTEN ${COMMIT_CHANNEL}`);
+      await client.query(`LISTEN ${RELAY_CHANNEL}`);
       return client;
     } catch (error) {
       await client.end().catch(() => {});
@@ -181,6 +200,26 @@ export class CommitNotifier {
       } catch (error) {
         this.onError(error instanceof Error ? error : new Error(String(error)));
         delay = Math.min(delay * 2, LAST_RETRY_MS);
+      }
+    }
+  }
+
+  /** The payload of a relay message from this store. */
+  relayPayload(message: string): string {
+    return `${this.scope}.${this.origin}:${message}`;
+  }
+
+  private relayed(payload: string | undefined): void {
+    const colon = payload?.indexOf(":") ?? -1;
+    if (payload === undefined || colon < 0) return;
+    const sender = payload.slice(0, colon);
+    if (sender === `${this.scope}.${this.origin}` || !sender.startsWith(`${this.scope}.`)) return;
+    const message = payload.slice(colon + 1);
+    for (const listener of [...this.relayListeners]) {
+      try {
+        listener(message);
+      } catch (error) {
+        this.onError(error instanceof Error ? error : new Error(String(error)));
       }
     }
   }

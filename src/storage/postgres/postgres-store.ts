@@ -8,12 +8,13 @@ import {
   type ListFailureState,
   type ListLockState,
   type ReadAhead,
+  type InstanceRelay,
   type Store,
   StorageUnavailableError,
   type StoreStats,
 } from "../store.js";
 import { POSTGRES_SCHEMA_NAME } from "../storage-url.js";
-import { CommitNotifier, commitPayload } from "./commit-notifier.js";
+import { CommitNotifier, commitPayload, RELAY_CHANNEL } from "./commit-notifier.js";
 import { migrate } from "./postgres-migrations.js";
 import { PostgresReadLinks } from "./postgres-read-links.js";
 import { DOCUMENT_COLUMNS, createTypeParsers, documentFromRow, type DocumentRow } from "./postgres-rows.js";
@@ -84,6 +85,13 @@ export class PostgresStore implements Store {
   private closing: Promise<void> | undefined;
   readonly readLinks: PostgresReadLinks;
   private readonly writes: PostgresWrites;
+  /** NOTIFY on the relay channel through the pool; LISTEN on the notifier's connection. */
+  readonly relay: InstanceRelay = {
+    send: (message) => {
+      void this.track(() => this.pool.query("SELECT pg_notify($1, $2)", [RELAY_CHANNEL, this.notifier.relayPayload(message)])).catch(() => undefined);
+    },
+    watch: (listener) => this.notifier.watchRelay(listener),
+  };
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -118,7 +126,7 @@ export class PostgresStore implements Store {
     const pool = new pg.Pool({ ...connection, max: poolSize, idleTimeoutMillis: IDLE_CLIENT_MS, types: createTypeParsers() });
     // An idle client that breaks is dropped by the pool; without a listener the event would crash the process.
     pool.on("error", onError);
-    const notifier = new CommitNotifier(connection, onError);
+    const notifier = new CommitNotifier(connection, onError, {}, schema ?? "");
     try {
       await migrate(pool, schema);
       await notifier.start();
