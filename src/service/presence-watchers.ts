@@ -1,5 +1,15 @@
 import type { Clock, Timer } from "./clock.js";
-import type { PresenceEntry } from "./presence.js";
+
+export type PresenceRole = "editor" | "viewer";
+
+/** One client present at a document, as the list shows it (times as epoch milliseconds). */
+export interface PresenceEntry {
+  clientId: string;
+  displayName?: string;
+  role: PresenceRole;
+  state: Record<string, unknown>;
+  updatedAt: number;
+}
 
 // docs/api.md, "Presence" (on the event stream): a document's list goes to its open streams at
 // most 10 times a second, however many updates arrive.

@@ -1,21 +1,12 @@
 import { RELAY_MESSAGE_BYTES, type Store } from "../storage/store.js";
 import type { Clock, Timer } from "./clock.js";
 import { documentNotFound } from "./documents.js";
-import { PresenceWatchers, type PresenceListener } from "./presence-watchers.js";
+import { PresenceWatchers, type PresenceEntry, type PresenceListener, type PresenceRole } from "./presence-watchers.js";
+
+export type { PresenceEntry, PresenceRole } from "./presence-watchers.js";
 import { ServiceError } from "./service-error.js";
 
 // docs/api.md, "Presence"; docs/choices.md, "Presence", for what the issue left open.
-
-export type PresenceRole = "editor" | "viewer";
-
-/** One client present at a document, as the list shows it (times as epoch milliseconds). */
-export interface PresenceEntry {
-  clientId: string;
-  displayName?: string;
-  role: PresenceRole;
-  state: Record<string, unknown>;
-  updatedAt: number;
-}
 
 export interface PresenceOptions {
   store: Store;
