@@ -27,7 +27,9 @@ function backupProcess(env: Record<string, string>, target?: string): ServerProc
 describe("npm run backup", () => {
   it("copies the store while patches are written, holding every patch acknowledged before it began", async () => {
     const env = { SERVER_HOST: "127.0.0.1", SERVER_PORT: "0", SERVICE_STORAGE_URL: `sqlite:${join(work.dir, "service.db")}`, LOG_LEVEL: "warn" };
-    const server = startProcess("src/server.ts", { ...env, LOG_LEVEL: "info" }, work.dir);
+    // One writer patches as fast as it can: on a quiet machine that passes the per-address write
+    // limit (200 a second), which is not what this test is about.
+    const server = startProcess("src/server.ts", { ...env, LOG_LEVEL: "info", SERVICE_RATE_LIMIT_WRITES_PER_SECOND: "0" }, work.dir);
     work.track(server);
     const address = String((await server.waitForLine((line) => line.msg.startsWith("listening on "), STARTUP_MS)).address);
     const created = await fetch(`${address}/api/v1/documents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "Log", content: "start" }) });
