@@ -9,18 +9,6 @@ import { openEditor, waitForStatus, type EditorTab } from "./browser.js";
 import { installProbe, takeKeys, typeOnClock, type KeyTiming } from "./key-probe.js";
 import { mainThreadTimes, timesBetween, type MainThreadTimes } from "./page-profile.js";
 
-/** A small seeded generator (mulberry32), so every run types the same documents and keys. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = "plan review draft ship check release notes editor outline sync test build deploy write read merge fix bug story task owner date meeting budget design".split(" ");
 
 /**

@@ -9,7 +9,8 @@ import type { Browser } from "playwright-core";
 import { beginResult, checkDeadline, type BenchContext, type Scenario } from "../lib/context.js";
 import { buildPage, bundleFiles, launchChromium, pinChromium, servePageFrom } from "../lib/browser.js";
 import { startService } from "../lib/service.js";
-import { offsets, outline, PACES, seeded, TypingTab, words, type BlockResult, type PaceId } from "../lib/typing-session.js";
+import { prng } from "../../test/support/prng.js";
+import { offsets, outline, PACES, TypingTab, words, type BlockResult, type PaceId } from "../lib/typing-session.js";
 import { profileBlocks, type ProfiledCell } from "./editor-typing-profile.js";
 import { reportTyping } from "./editor-typing-report.js";
 
@@ -51,7 +52,7 @@ async function served(origin: string, id: string): Promise<string> {
 }
 
 async function measure(context: BenchContext, browser: Browser, origin: string, plan: Plan) {
-  const random = seeded(SEED);
+  const random = prng(SEED);
   const tabs = new Map<number, TypingTab>();
   for (const size of SIZES) {
     const lines = outline(size, LINE_WIDTH, Math.floor(size / 2), random);
