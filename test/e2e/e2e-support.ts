@@ -81,8 +81,12 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
   return value;
 }
 
-/** Waits until every page shows the same text, the service holds it too, and every page says "Saved". */
-export async function expectConverged(url: string, id: string, pages: Page[]): Promise<string> {
+/**
+ * Waits until every page shows the same text, the service holds it too, and every page says "Saved".
+ * After an action that reaches the document asynchronously (an import, a rollback), pass the `expected`
+ * text: the pages stand converged on the old text until the action lands.
+ */
+export async function expectConverged(url: string, id: string, pages: Page[], expected?: string): Promise<string> {
   const read = async () => {
     const texts = await Promise.all(pages.map(editorText));
     const response = await fetch(`${url}/api/v1/documents/${id}`);
@@ -90,7 +94,7 @@ export async function expectConverged(url: string, id: string, pages: Page[]): P
     const saved = await Promise.all(pages.map((page) => page.locator(".sync").getAttribute("data-status")));
     return { texts, served, saved };
   };
-  const state = await eventually(read, (s) => s.texts.every((text) => text === s.served) && s.saved.every((status) => status === "synced"), 15_000);
+  const state = await eventually(read, (s) => (expected === undefined || s.served === expected) && s.texts.every((text) => text === s.served) && s.saved.every((status) => status === "synced"), 15_000);
   expect(state.texts).toEqual(pages.map(() => state.served));
   expect(state.saved).toEqual(pages.map(() => "synced"));
   return state.served;

@@ -81,13 +81,13 @@ describe.skipIf(!browserFound)("the history panel in Chromium", { timeout: 60_00
     await ada.tab.getByRole("button", { name: "History" }).click();
     await ada.tab.getByRole("button", { name: "View version 1", exact: true }).click();
     await ada.tab.getByRole("button", { name: "Roll back to version 1" }).click();
-    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("one\ntwo");
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab], "one\ntwo")).toEqual("one\ntwo");
     await ada.tab.getByText("Rolled back to version 1.").waitFor();
     // The Undo has the focus: Enter takes the rollback back.
     expect(await ada.tab.evaluate<string>("document.activeElement.textContent")).toEqual("Undo");
     await ada.tab.screenshot({ path: join(w.shots, "history-undo.png") });
     await ada.tab.keyboard.press("Enter");
-    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual(before);
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab], before)).toEqual(before);
     await ada.tab.getByText("Rollback undone.").waitFor();
 
     const { history } = await served(w.service.url, id);

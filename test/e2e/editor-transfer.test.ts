@@ -68,15 +68,17 @@ describe.skipIf(!browserFound)("export and import on the page", { timeout: 90_00
     await cursorAt(tab, 1, "End");
     await chooseFile(tab, "tasks.md", "* Test upgrade\n    * [X] on staging\n");
     await tab.getByRole("button", { name: "Insert after the cursor's node" }).click();
-    expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  Write notes\n  Test upgrade\n    [X] on staging\nRetro");
+    // The file is read asynchronously: until its status shows, the page still stands converged on the old text.
     await expect.poll(() => tab.locator(".transfer .panel-status").last().textContent(), { timeout: 10_000 }).toEqual("Imported tasks.md.");
+    expect(await expectConverged(w.service.url, id, [tab], "Launch\n  Write notes\n  Test upgrade\n    [X] on staging\nRetro")).toEqual("Launch\n  Write notes\n  Test upgrade\n    [X] on staging\nRetro");
     await tab.locator(".cm-content").focus();
     await tab.keyboard.press("Control+z");
-    expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  Write notes\nRetro");
+    expect(await expectConverged(w.service.url, id, [tab], "Launch\n  Write notes\nRetro")).toEqual("Launch\n  Write notes\nRetro");
     await cursorAt(tab, 2, "End");
     await chooseFile(tab, "notes.txt", "Book room\r\n  [ ] Send invite\r\n");
     await tab.getByRole("button", { name: "Insert after the cursor's node" }).click();
-    expect(await expectConverged(w.service.url, id, [tab])).toEqual("Launch\n  Write notes\nRetro\nBook room\n  [ ] Send invite");
+    await expect.poll(() => tab.locator(".transfer .panel-status").last().textContent(), { timeout: 10_000 }).toEqual("Imported notes.txt.");
+    expect(await expectConverged(w.service.url, id, [tab], "Launch\n  Write notes\nRetro\nBook room\n  [ ] Send invite")).toEqual("Launch\n  Write notes\nRetro\nBook room\n  [ ] Send invite");
 
     const laughs = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><opml version="2.0"><body><outline text="&lol2;"/></body></opml>';
     await chooseFile(tab, "laughs.opml", laughs);

@@ -109,7 +109,7 @@ describe.skipIf(!browserFound)("the editor page in Chromium", { timeout: 45_000 
 
     // Rolling back to version 1 brings its text to both pages.
     await ada.tab.getByRole("button", { name: "Roll back to version 1" }).click();
-    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab])).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
+    expect(await expectConverged(w.service.url, id, [ada.tab, grace.tab], "Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce")).toEqual("Release 2.0\n  [x] Write notes\n  [ ] Test upgrade\n  [ ] Announce");
 
     // After the rollback, the same line at once: both pages' words are merged into it, nobody is
     // asked (keystroke by keystroke: the next test).
