@@ -118,6 +118,7 @@ export function alignHints(own: OwnText, toLocal: ChangeSet): AlignHints {
   const theirs = own.theirs ?? [];
   return {
     ownBefore: ownBefore(own, toLocal),
+    touched: (from, to) => toLocal.touchesRange(from, to),
     theirsEnd: (at) => {
       if (at <= 0 || theirs.length === 0) return false;
       const start = toLocal.mapPos(at - 1, 1);

@@ -29,6 +29,40 @@ describe("character diffs", () => {
     ]);
   });
 
+  it("reads a replaced line as replaced, not as a letter both happen to share", () => {
+    // Ann replaced `second line x1 y2 z3` by `re` (typed): no `e` of `second` survives, so that
+    // Bob's text put in inside the line lands at one end of Ann's, never between her letters.
+    expect(charPieces("second line x1 y2 z3", "re")).toEqual([
+      { kind: "removed", text: "second line x1 y2 z3" },
+      { kind: "added", text: "re" },
+    ]);
+    expect(charPieces("the quick brown fox jumps", "the c jumps")).toEqual([
+      { kind: "same", text: "the " },
+      { kind: "removed", text: "quick brown fox" },
+      { kind: "added", text: "c" },
+      { kind: "same", text: " jumps" },
+    ]);
+    // A run kept between two insertions is text both kept: never read as taken out and put in again.
+    expect(charPieces("ab", "aXbY")).toEqual([
+      { kind: "same", text: "a" },
+      { kind: "added", text: "X" },
+      { kind: "same", text: "b" },
+      { kind: "added", text: "Y" },
+    ]);
+  });
+
+  it("keeps one's own letters where the new text still has them, and what one's unsent changes touch", () => {
+    const hints = (own: number[], touched: number[] = []) => ({
+      own: (at: number) => own.includes(at),
+      touched: (from: number, to: number) => touched.some((at) => at >= from && at < to),
+    });
+    // Bob typed the `B` (offset 6): kept, so the `OB` he types after it follows it.
+    expect(charPieces("secondB line x1 y2 z3", "replaced by B", hints([6])).filter((piece) => piece.kind === "same").map((piece) => piece.text)).toEqual(["e", "c", "d", "B"]);
+    expect(charPieces("secondB line x1 y2 z3", "replaced by B").filter((piece) => piece.kind === "same").map((piece) => piece.text)).toEqual([" ", "y"]);
+    // An `e` this client's unsent changes delete is not read as put in again by the other (it would come back).
+    expect(charPieces("second line x1 y2 z3", "re", hints([], [1, 10])).filter((piece) => piece.kind === "same").map((piece) => piece.text)).toEqual(["e"]);
+  });
+
   it("keeps a surrogate pair whole at the common ends", () => {
     expect(charPieces("x😀", "x😃")).toEqual([
       { kind: "same", text: "x" },

@@ -94,15 +94,17 @@ class SimService {
   }
 }
 
-interface Typing {
+export interface Typing {
   cursor: number;
+  /** The other end of a selection the first key replaces (a scripted race), mapped as the text changes. */
+  selected?: number;
   keys: string[];
   /** The unique characters of the word, for the check of its piece. */
   word: string[];
 }
 
 /** One live document's texts and what is on its way, moved by the scheduler. */
-class SimClient {
+export class SimClient {
   sync: SyncState;
   nextSeq = 1;
   request: ContentPatchRequest | undefined;
@@ -128,14 +130,20 @@ class SimClient {
   edit(specs: Array<{ from: number; to?: number; insert?: string }>): void {
     const changes = ChangeSet.of(specs, this.sync.local.length);
     this.sync = edited(this.sync, changes);
-    if (this.typing) this.typing.cursor = changes.mapPos(this.typing.cursor, 1);
+    if (this.typing) {
+      this.typing.cursor = changes.mapPos(this.typing.cursor, 1);
+      if (this.typing.selected !== undefined) this.typing.selected = changes.mapPos(this.typing.selected, 1);
+    }
   }
 
   /** A remote change arrived: the cursor moves as the editor binding moves it (TextChange.mapCursor). */
   private moved(result: Moved | Unusable | undefined, what: string): void {
     if (!result || "unusable" in result) throw new Error(`client ${this.id}: ${what} could not be taken${result ? `: ${result.unusable}` : ""}`);
     const before = this.sync;
-    if (this.typing) this.typing.cursor = mapCursor(before.local, result.remote, this.typing.cursor, ownBefore(before.own, ChangeSet.empty(before.local.length)));
+    if (this.typing) {
+      this.typing.cursor = mapCursor(before.local, result.remote, this.typing.cursor, ownBefore(before.own, ChangeSet.empty(before.local.length)));
+      if (this.typing.selected !== undefined) this.typing.selected = result.remote.mapPos(this.typing.selected, 1);
+    }
     this.sync = result.state;
   }
 
@@ -176,7 +184,16 @@ class SimClient {
 /** A generated character (each one unique in a run), as opposed to the ASCII of the initial text and the blanks. */
 const isMarked = (char: string): boolean => char.codePointAt(0)! > 0x7f;
 
-export function simulate(seed: number, options: { clients?: number; steps?: number; initial?: string; trace?: (line: string) => void } = {}): SimulationReport {
+export interface SimulationOptions {
+  clients?: number;
+  steps?: number;
+  initial?: string;
+  trace?: (line: string) => void;
+  /** Sets the clients' first edits and typing before the scheduler runs (a scripted race). */
+  prepare?: (clients: SimClient[]) => void;
+}
+
+export function simulate(seed: number, options: SimulationOptions = {}): SimulationReport {
   const random = prng(seed);
   const service = new SimService(options.initial ?? "Plan release\nAnnounce soon\nShip today");
   let next = 0;
@@ -191,7 +208,11 @@ export function simulate(seed: number, options: { clients?: number; steps?: numb
     if (client.typing) {
       choices.push(() => {
         const typing = client.typing!;
-        client.edit([{ from: typing.cursor, insert: typing.keys.shift()! }]);
+        const from = Math.min(typing.cursor, typing.selected ?? typing.cursor);
+        const key = typing.keys.shift()!;
+        client.edit([{ from, to: Math.max(typing.cursor, typing.selected ?? typing.cursor), insert: key }]);
+        typing.selected = undefined;
+        typing.cursor = from + key.length;
         if (typing.keys.length === 0) {
           words.push(typing.word);
           client.typing = undefined;
@@ -247,6 +268,7 @@ export function simulate(seed: number, options: { clients?: number; steps?: numb
     client.edit([{ from, to }]);
   };
 
+  options.prepare?.(clients);
   const steps = options.steps ?? 300;
   for (let step = 0; step < steps; step++) act(pick(clients), true);
   // Quiescence: every word finished, everything sent, answered and followed.
