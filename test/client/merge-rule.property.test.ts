@@ -7,8 +7,8 @@ import { simulate } from "../support/sync-simulation.js";
 // documents' texts algebra against the service's own decision in memory, keystrokes, deletions,
 // line breaks, sends and answers interleaved by a seeded scheduler (test/support/sync-simulation.ts).
 // The seed is fixed unless FOLIO_SEED says otherwise: where the service orders lines put in at one
-// point otherwise than the client's rule, about 4 in 10,000 simulated sessions still end with a word
-// in two pieces and 1 in 25,000 with a deleted character back (docs/editing-protocol.md, "What the
+// point otherwise than the client's rule, about 2 in 10,000 simulated sessions still end with a word
+// in two pieces and 1 in 7,000 with a deleted character back (docs/editing-protocol.md, "What the
 // rule does not cover yet"), and a test that fails one run in twenty is no test.
 
 it("converges, keeps every typed character once, never brings a deleted one back, and keeps every word in one piece", () => {
