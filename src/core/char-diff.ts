@@ -155,32 +155,29 @@ function joined(): { pieces: CharPiece[]; push: (kind: CharPiece["kind"], text: 
  * inside removals, so that text both sides kept is never taken out and put in again.
  */
 function withoutChanceMatches(pieces: CharPiece[], hints: PieceHints | undefined): CharPiece[] {
-  let current = pieces;
-  for (let changed = true; changed; ) {
-    changed = false;
-    let at = 0;
-    for (let k = 0; k < current.length; k++) {
-      const piece = current[k]!;
-      if (piece.kind === "same" && k > 0 && k < current.length - 1) {
-        const before = editsAround(current, k, -1);
-        const after = editsAround(current, k, 1);
-        const length = piece.text.length;
-        const known = hints !== undefined && (hints.touched(at, at + length) !== false || Array.from({ length }, (_, i) => hints.own(at + i)).some(Boolean));
-        if (before.removed > 0 && after.removed > 0 && !known && length <= Math.max(before.removed, before.added) && length <= Math.max(after.removed, after.added)) {
-          const merged = joined();
-          for (const earlier of current.slice(0, k)) merged.push(earlier.kind, earlier.text);
-          merged.push("removed", piece.text);
-          merged.push("added", piece.text);
-          for (const later of current.slice(k + 1)) merged.push(later.kind, later.text);
-          current = merged.pieces;
-          changed = true;
-          break;
-        }
+  // One pass, so the work stays linear in the pieces: the changes before a run are those already
+  // taken (a run made a change counts with them), those after it the ones that follow it as found.
+  const out = joined();
+  let at = 0;
+  for (let k = 0; k < pieces.length; k++) {
+    const piece = pieces[k]!;
+    const length = piece.text.length;
+    if (piece.kind === "same" && k > 0 && k < pieces.length - 1) {
+      const before = editsAround(out.pieces, out.pieces.length, -1);
+      const after = editsAround(pieces, k, 1);
+      const chance = before.removed > 0 && after.removed > 0 && length <= Math.max(before.removed, before.added) && length <= Math.max(after.removed, after.added);
+      const known = hints !== undefined && (hints.touched(at, at + length) !== false || Array.from({ length }, (_, i) => hints.own(at + i)).some(Boolean));
+      if (chance && !known) {
+        out.push("removed", piece.text);
+        out.push("added", piece.text);
+        at += length;
+        continue;
       }
-      if (piece.kind !== "added") at += piece.text.length;
     }
+    out.push(piece.kind, piece.text);
+    if (piece.kind !== "added") at += length;
   }
-  return current;
+  return out.pieces;
 }
 
 /** The lengths removed and added in the run of changes right before (`side` -1) or after (1) piece `k`. */
