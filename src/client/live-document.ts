@@ -239,12 +239,13 @@ export class LiveDocumentImpl implements LiveDocument {
     if (await this.follows.keyLostBy(moved)) return;
     const before = this.state.sync;
     this.state = withSync(this.state, moved.state);
-    this.presence.moved(before.confirmed.version, moved.state.confirmed.version, stepBetween(before, moved.state, moved.remote));
     await this.keeper.changed(entry);
     if (!moved.remote.empty) {
       const mapCursorThrough = (pos: number) => mapCursor(before.local, moved.remote, pos, ownBefore(before.own, ChangeSet.empty(before.local.length)));
       this.emitter.emit("change", { origin: "remote", changes: moved.remote, edits: editsOf(moved.remote), version: moved.state.confirmed.version, mapCursor: mapCursorThrough });
     }
+    // After the change: an editor told of the others' cursors on the new text has it by then.
+    this.presence.moved(before.confirmed.version, moved.state.confirmed.version, stepBetween(before, moved.state, moved.remote));
     this.updateStatus();
   }
 

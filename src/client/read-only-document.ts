@@ -228,10 +228,10 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
     const from = this.version;
     this.current = moved.next;
     const step = moved.changes.desc;
-    this.presence.moved(from, this.version, (pos) => step.mapPos(pos, 1));
-    if (moved.changes.empty) return;
     const { changes } = moved;
-    this.emitter.emit("change", { origin: "remote", changes, edits: editsOf(changes), version: this.version, mapCursor: (pos) => changes.mapPos(pos, -1) });
+    if (!changes.empty) this.emitter.emit("change", { origin: "remote", changes, edits: editsOf(changes), version: this.version, mapCursor: (pos) => changes.mapPos(pos, -1) });
+    // After the change: an editor told of the others' cursors on the new text has it by then.
+    this.presence.moved(from, this.version, (pos) => step.mapPos(pos, 1));
   }
 
   private setTitle(title: string): void {
