@@ -29,7 +29,6 @@ export function hereNow(source: PresenceSource, self: () => { name: string; role
   const render = () => {
     const count = others.length + 1;
     button.textContent = `${count} here now`;
-    button.setAttribute("aria-label", `${count} ${count === 1 ? "person" : "people"} here now: show who`);
     const me = self();
     replace(
       list,

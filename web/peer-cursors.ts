@@ -1,6 +1,7 @@
 /**
  * The others' cursors and selections in the editor (docs/editor.md, "Who is here"): each person's
- * caret as a thin bar in their colour with their name above it, their selection as a tinted mark.
+ * caret as a thin bar in their colour with their name above it, their selection as a tinted mark
+ * (its title the name).
  * The decorations live in a state field that maps them through every transaction, so a cursor stays
  * on its characters while someone types before it; each new list from the client library
  * (`presence` event, cursors already mapped onto the local text) replaces them. The own cursor is
@@ -33,16 +34,23 @@ export const nameOf = (peer: PresencePeer): string => peer.displayName ?? (peer.
 /** The least time between two cursor updates sent. */
 const SEND_EVERY_MS = 250;
 
+/**
+ * A peer's caret with its name. The name shows above the line (below it on the first line, where
+ * above would be cut off), and fades after a few seconds (styles.css) so that it does not hide the
+ * text it stands over; it shows again whenever the peer moves (`moved`: a new widget, a new element).
+ */
 class PeerCaret extends WidgetType {
   constructor(
     readonly name: string,
     readonly colour: number,
+    readonly below: boolean,
+    readonly moved: string,
   ) {
     super();
   }
 
   override eq(other: PeerCaret): boolean {
-    return other.name === this.name && other.colour === this.colour;
+    return other.name === this.name && other.colour === this.colour && other.below === this.below && other.moved === this.moved;
   }
 
   toDOM(): HTMLElement {
@@ -51,7 +59,7 @@ class PeerCaret extends WidgetType {
     // The "here now" list names everyone for assistive technology; the caret is for the eyes.
     caret.setAttribute("aria-hidden", "true");
     const label = document.createElement("span");
-    label.className = "cm-peer-name";
+    label.className = this.below ? "cm-peer-name below" : "cm-peer-name";
     label.textContent = this.name;
     caret.append(label);
     return caret;
@@ -77,7 +85,8 @@ function decorationsOf(peers: readonly PresencePeer[], state: EditorState): Deco
     if (anchor !== head) {
       ranges.push(Decoration.mark({ class: `cm-peer-selection peer-${colour}`, attributes: { title: name } }).range(Math.min(anchor, head), Math.max(anchor, head)));
     }
-    ranges.push(Decoration.widget({ widget: new PeerCaret(name, colour), side: 1 }).range(head));
+    const below = state.doc.lineAt(head).number === 1;
+    ranges.push(Decoration.widget({ widget: new PeerCaret(name, colour, below, `${anchor}:${head}`), side: 1 }).range(head));
   }
   return Decoration.set(ranges, true);
 }
