@@ -43,6 +43,9 @@ export function hereNow(source: PresenceSource, self: () => { name: string; role
   button.addEventListener("click", () => open(list.hidden));
   element.addEventListener("keydown", (event) => {
     if (event.key !== "Escape" || list.hidden) return;
+    // This Escape closes the list only, not a side panel as well (panels.ts).
+    event.preventDefault();
+    event.stopPropagation();
     open(false);
     button.focus();
   });

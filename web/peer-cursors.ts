@@ -60,7 +60,8 @@ class PeerCaret extends WidgetType {
     caret.setAttribute("aria-hidden", "true");
     const label = document.createElement("span");
     label.className = this.below ? "cm-peer-name below" : "cm-peer-name";
-    label.textContent = this.name;
+    // Drawn by CSS from the attribute: the editor's DOM text stays the document's text (what a copy or a test reads).
+    label.dataset["name"] = this.name;
     caret.append(label);
     return caret;
   }

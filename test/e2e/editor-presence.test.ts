@@ -15,8 +15,8 @@ import { cursorAt, requireBrowser, useEditorWorld } from "./e2e-world.js";
 
 requireBrowser("test/e2e/editor-presence.test.ts");
 
-/** The names on the others' carets a page shows. */
-const caretNames = (tab: Page) => tab.locator(".cm-peer-name").allTextContents();
+/** The names on the others' carets a page shows (drawn by CSS from their data-name). */
+const caretNames = (tab: Page) => tab.evaluate<string[]>(`Array.from(document.querySelectorAll(".cm-peer-name"), (label) => label.dataset.name)`);
 /** The text under the others' selections a page shows. */
 const selected = (tab: Page) => tab.locator(".cm-peer-selection").allTextContents();
 const hereButton = (tab: Page) => tab.locator(".here-now-toggle");
@@ -55,7 +55,7 @@ describe.skipIf(!browserFound)("who is here, in Chromium", { timeout: 60_000 }, 
     await grace.tab.screenshot({ path: join(w.shots, "presence-here-now.png") });
     await grace.tab.keyboard.press("Escape");
     expect(await grace.tab.getByRole("list", { name: "People here now" }).isHidden()).toBe(true);
-    expect(await grace.tab.evaluate(() => document.activeElement?.classList.contains("here-now-toggle"))).toBe(true);
+    expect(await grace.tab.evaluate<boolean>(`document.activeElement?.classList.contains("here-now-toggle") ?? false`)).toBe(true);
 
     // Grace types before Ada's word, in the same line and the line before: Ada's selection stays on it.
     await cursorAt(grace.tab, 1, "Home");
@@ -66,7 +66,7 @@ describe.skipIf(!browserFound)("who is here, in Chromium", { timeout: 60_000 }, 
     await eventually(() => ada.tab.locator(".cm-content").innerText(), (text) => text.includes("for Monday") && text.includes("Draft and"), 5_000);
     expect(await eventually(() => selected(grace.tab), (texts) => texts.join() === "announcement", 2_000)).toEqual(["announcement"]);
     // Ada's own selection went along too, and Grace's caret on Ada's page is after what she typed.
-    expect(await ada.tab.evaluate(() => window.getSelection()?.toString())).toEqual("announcement");
+    expect(await ada.tab.evaluate<string>(`window.getSelection()?.toString() ?? ""`)).toEqual("announcement");
 
     await sideBySide(
       w.browser,
