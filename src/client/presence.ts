@@ -135,6 +135,7 @@ export class PresenceChannel implements Presence {
   /** No more requests before this time (a 429's Retry-After). */
   private notBefore = 0;
   private failures = 0;
+  private lastReadAt = -Infinity;
   private stopped = false;
 
   constructor(
@@ -146,9 +147,7 @@ export class PresenceChannel implements Presence {
     this.pollMs = timing.pollMs ?? 5_000;
   }
 
-  get clientId(): string {
-    return this.host.clientId;
-  }
+  get clientId(): string { return this.host.clientId; }
 
   get others(): PresencePeer[] {
     const now = this.host.version();
@@ -205,8 +204,9 @@ export class PresenceChannel implements Presence {
   /** The feed's event stream opened (true) or ended (false): while it is open, it brings the lists. */
   setStreaming(open: boolean): void {
     this.streaming = open;
-    // A stream opened on an empty document sends no list: the one held may be stale, so it is read once.
-    if (open) void this.readList();
+    // A stream opened on an empty document sends no list: the one held may be stale, so it is read
+    // (once per pollMs at most, however often the stream opens again).
+    if (open && Date.now() - this.lastReadAt >= this.pollMs) void this.readList();
     this.poll();
   }
 
@@ -217,9 +217,7 @@ export class PresenceChannel implements Presence {
   }
 
   /** Starts reading the list by polling while no stream brings it. */
-  start(): void {
-    this.poll();
-  }
+  start(): void { this.poll(); }
 
   /** Stops every timer; a present client says goodbye (not awaited). */
   close(): void {
@@ -287,6 +285,7 @@ export class PresenceChannel implements Presence {
   private async readList(): Promise<void> {
     if (this.polling || this.stopped || Date.now() < this.notBefore) return;
     this.polling = true;
+    this.lastReadAt = Date.now();
     try {
       this.heard(await this.host.client.presence.list(this.host.place, this.host.signal));
     } catch (error) {
