@@ -71,7 +71,8 @@ class PeerCaret extends WidgetType {
   }
 }
 
-const setPeers = StateEffect.define<PresencePeer[]>();
+/** Replaces the others' decorations with those of a list (their cursors on the text as it is). */
+export const setPeers = StateEffect.define<PresencePeer[]>();
 
 function decorationsOf(peers: readonly PresencePeer[], state: EditorState): DecorationSet {
   const length = state.doc.length;
@@ -92,7 +93,8 @@ function decorationsOf(peers: readonly PresencePeer[], state: EditorState): Deco
   return Decoration.set(ranges, true);
 }
 
-const peerField = StateField.define<DecorationSet>({
+/** The others' decorations, mapped through every transaction. */
+export const peerField = StateField.define<DecorationSet>({
   create: () => Decoration.none,
   update(value, transaction) {
     let next = value.map(transaction.changes);
