@@ -77,7 +77,10 @@ describe.skipIf(!browserFound)("who is here, in Chromium", { timeout: 60_000 }, 
       join(w.shots, "presence-two-pages.png"),
     );
     await grace.tab.emulateMedia({ colorScheme: "dark" });
+    await hereButton(grace.tab).click();
+    expect(await axeViolations(grace.tab)).toEqual([]);
     await grace.tab.screenshot({ path: join(w.shots, "presence-dark.png") });
+    await hereButton(grace.tab).click();
 
     // Ada closes her page: the goodbye goes with it.
     await ada.tab.close({ runBeforeUnload: true });
