@@ -7,7 +7,8 @@
  */
 import h from "crelt";
 import type { PresencePeer } from "../src/client/index.js";
-import { colourOf, nameOf, type PresenceSource } from "./peer-cursors.js";
+import type { PresenceSource } from "./peer-cursors.js";
+import { colourOf, nameOf } from "./peer-decorations.js";
 import { replace } from "./replace-children.js";
 
 export interface HereNow {

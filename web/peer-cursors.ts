@@ -1,35 +1,22 @@
 /**
  * The others' cursors and selections in the editor (docs/editor.md, "Who is here"): each person's
  * caret as a thin bar in their colour with their name above it, their selection as a tinted mark
- * (its title the name).
- * The decorations live in a state field that maps them through every transaction, so a cursor stays
- * on its characters while someone types before it; each new list from the client library
- * (`presence` event, cursors already mapped onto the local text) replaces them. The own cursor is
- * sent through `doc.presence.set` at most every 250 ms, and only when it moved.
+ * (its title the name), as the decorations of peer-decorations.ts, mapped through every transaction;
+ * each new list from the client library (`presence` event, cursors already mapped onto the local
+ * text) replaces them. The own cursor is sent through `doc.presence.set` at most every 250 ms, and
+ * only when it moved.
  */
-import { StateEffect, StateField, type EditorState, type Extension, type Range } from "@codemirror/state";
-import { Decoration, EditorView, ViewPlugin, WidgetType, type DecorationSet, type ViewUpdate } from "@codemirror/view";
+import type { Extension } from "@codemirror/state";
+import { ViewPlugin, WidgetType, type EditorView, type ViewUpdate } from "@codemirror/view";
 import type { Presence, PresencePeer } from "../src/client/index.js";
 import { remoteChange } from "./live-sync.js";
+import { peerField, setPeers, type CaretSpec } from "./peer-decorations.js";
 
 /** What the editor follows: a live or read-only document's presence and its event. */
 export interface PresenceSource {
   readonly presence: Presence;
   on(event: "presence", listener: (others: PresencePeer[]) => void): () => void;
 }
-
-/** How many colours the peers take in turn (styles.css, `.peer-0` … `.peer-7`). */
-export const PEER_COLOURS = 8;
-
-/** A peer's colour: the same on every page for one client id (a hash of it). */
-export function colourOf(clientId: string): number {
-  let hash = 0;
-  for (let k = 0; k < clientId.length; k++) hash = (hash * 31 + clientId.charCodeAt(k)) >>> 0;
-  return hash % PEER_COLOURS;
-}
-
-/** What a peer is called on the page: its name, or a stand-in. */
-export const nameOf = (peer: PresencePeer): string => peer.displayName ?? (peer.unreadable ? "Someone (unreadable)" : peer.role === "viewer" ? "Anonymous viewer" : "Anonymous");
 
 /** The least time between two cursor updates sent. */
 const SEND_EVERY_MS = 250;
@@ -40,28 +27,24 @@ const SEND_EVERY_MS = 250;
  * text it stands over; it shows again whenever the peer moves (`moved`: a new widget, a new element).
  */
 class PeerCaret extends WidgetType {
-  constructor(
-    readonly name: string,
-    readonly colour: number,
-    readonly below: boolean,
-    readonly moved: string,
-  ) {
+  constructor(readonly spec: CaretSpec) {
     super();
   }
 
   override eq(other: PeerCaret): boolean {
-    return other.name === this.name && other.colour === this.colour && other.below === this.below && other.moved === this.moved;
+    const [a, b] = [this.spec, other.spec];
+    return a.name === b.name && a.colour === b.colour && a.below === b.below && a.moved === b.moved;
   }
 
   toDOM(): HTMLElement {
     const caret = document.createElement("span");
-    caret.className = `cm-peer-caret peer-${this.colour}`;
+    caret.className = `cm-peer-caret peer-${this.spec.colour}`;
     // The "here now" list names everyone for assistive technology; the caret is for the eyes.
     caret.setAttribute("aria-hidden", "true");
     const label = document.createElement("span");
-    label.className = this.below ? "cm-peer-name below" : "cm-peer-name";
+    label.className = this.spec.below ? "cm-peer-name below" : "cm-peer-name";
     // Drawn by CSS from the attribute: the editor's DOM text stays the document's text (what a copy or a test reads).
-    label.dataset["name"] = this.name;
+    label.dataset["name"] = this.spec.name;
     caret.append(label);
     return caret;
   }
@@ -70,39 +53,6 @@ class PeerCaret extends WidgetType {
     return true;
   }
 }
-
-/** Replaces the others' decorations with those of a list (their cursors on the text as it is). */
-export const setPeers = StateEffect.define<PresencePeer[]>();
-
-function decorationsOf(peers: readonly PresencePeer[], state: EditorState): DecorationSet {
-  const length = state.doc.length;
-  const clamp = (pos: number) => Math.max(0, Math.min(pos, length));
-  const ranges: Array<Range<Decoration>> = [];
-  for (const peer of peers) {
-    if (!peer.cursor) continue;
-    const colour = colourOf(peer.clientId);
-    const name = nameOf(peer);
-    const anchor = clamp(peer.cursor.anchor);
-    const head = clamp(peer.cursor.head);
-    if (anchor !== head) {
-      ranges.push(Decoration.mark({ class: `cm-peer-selection peer-${colour}`, attributes: { title: name } }).range(Math.min(anchor, head), Math.max(anchor, head)));
-    }
-    const below = state.doc.lineAt(head).number === 1;
-    ranges.push(Decoration.widget({ widget: new PeerCaret(name, colour, below, `${anchor}:${head}`), side: 1 }).range(head));
-  }
-  return Decoration.set(ranges, true);
-}
-
-/** The others' decorations, mapped through every transaction. */
-export const peerField = StateField.define<DecorationSet>({
-  create: () => Decoration.none,
-  update(value, transaction) {
-    let next = value.map(transaction.changes);
-    for (const effect of transaction.effects) if (effect.is(setPeers)) next = decorationsOf(effect.value, transaction.state);
-    return next;
-  },
-  provide: (field) => EditorView.decorations.from(field),
-});
 
 /** The others' cursors, and (`send`) this page's own cursor sent as it moves. */
 export function peerCursors(source: PresenceSource, options: { send: boolean }): Extension {
@@ -151,5 +101,5 @@ export function peerCursors(source: PresenceSource, options: { send: boolean }):
       }
     },
   );
-  return [peerField, plugin];
+  return [peerField((spec) => new PeerCaret(spec)), plugin];
 }
