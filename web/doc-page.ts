@@ -17,11 +17,14 @@ import { docLayout } from "./doc-layout.js";
 import { openForPage, type OpenedDocument } from "./doc-opening.js";
 import { bindEditor } from "./editor.js";
 import { messageOf } from "./error-message.js";
+import { hereNow } from "./here-now.js";
 import { historyPanel } from "./history-panel.js";
 import { insertOutline } from "./insert-outline.js";
 import { showKeyChanged } from "./key-changed.js";
 import { pageHeader } from "./page-header.js";
 import { askBeforeClosing, closeWithPage } from "./page-lifetime.js";
+import { peerCursors } from "./peer-cursors.js";
+import { displayName } from "./prefs.js";
 import { replace } from "./replace-children.js";
 import { sharePanel } from "./share-panel.js";
 import { rememberKeyNote } from "./remember-key.js";
@@ -85,9 +88,13 @@ function renderOpened(root: HTMLElement, wire: FolioClient, { doc, store, info, 
     main: [message.element, key !== undefined ? rememberKeyNote(doc, key) : undefined, editorHost, h("p", { class: "hint muted" }, HINT)],
     side: [share.element, transfer.element, history.element, tracker?.element],
   });
-  replace(root, pageHeader("doc-header", title, sync.element, displayNameRow(doc)), deleted.banner, layout);
+  // Who is here (docs/editor.md, "Who is here"): this page announces itself with its name, and its cursor as it moves.
+  doc.presence.set({ displayName: displayName() || undefined });
+  const here = hereNow(doc, () => ({ name: displayName(), role: "editor" }));
+  replace(root, pageHeader("doc-header", title, sync.element, displayNameRow(doc, here.refresh), here.element), deleted.banner, layout);
 
-  const editor = bindEditor(editorHost, doc, { onCursorLine: (line) => tracker?.followLine(line), label: `Text of ${doc.title}`, extensions: [clickableLinks(info?.trackerWeb), ...(tracker ? [tracker.extension] : [])] });
+  const extensions = [clickableLinks(info?.trackerWeb), peerCursors(doc, { send: true }), ...(tracker ? [tracker.extension] : [])];
+  const editor = bindEditor(editorHost, doc, { onCursorLine: (line) => tracker?.followLine(line), label: `Text of ${doc.title}`, extensions });
   tracker?.attach(editor);
   sync.follow(doc, store);
   if (store.waiting > 0) message.say("Unsent edits from another closed page of this document are kept in this browser: reload to send them.");
@@ -98,6 +105,8 @@ function renderOpened(root: HTMLElement, wire: FolioClient, { doc, store, info, 
   // Edits that storage refused live in this page only: the browser asks before it is closed.
   askBeforeClosing(() => store.keeping === "not-kept" && doc.status !== "synced");
   closeWithPage(() => {
+    // The goodbye outlives the page (fetch's keepalive): the others see it leave at once, not after the TTL.
+    doc.presence.leave({ keepalive: true }).catch(() => undefined);
     window.removeEventListener("online", retryNow);
     tracker?.destroy();
     doc.close();

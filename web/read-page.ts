@@ -11,8 +11,11 @@ import { docLayout } from "./doc-layout.js";
 import { messageOf } from "./error-message.js";
 import { showKeyProblem } from "./key-needed.js";
 import { showNotice } from "./notice-page.js";
+import { hereNow } from "./here-now.js";
 import { pageHeader } from "./page-header.js";
 import { closeWithPage } from "./page-lifetime.js";
+import { peerCursors } from "./peer-cursors.js";
+import { displayName } from "./prefs.js";
 import { readHistoryPanel } from "./read-history-panel.js";
 import { readIndicator, type ReadIndicator } from "./read-indicator.js";
 import { readOnlyView } from "./read-only-view.js";
@@ -60,8 +63,11 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
     main: [note, editorHost],
     side: [transfer.element, history.element],
   });
-  replace(root, pageHeader("doc-header read-header", h("div", { class: "title-row" }, heading, h("span", { class: "read-only-mark" }, "Read-only")), indicator.element), banner, layout);
-  const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`, [clickableLinks()]);
+  // A reader announces itself as a viewer (with the name kept in this browser) and sees who is here and where.
+  doc.presence.set({ displayName: displayName() || undefined });
+  const here = hereNow(doc, () => ({ name: displayName(), role: "viewer" }));
+  replace(root, pageHeader("doc-header read-header", h("div", { class: "title-row" }, heading, h("span", { class: "read-only-mark" }, "Read-only")), indicator.element, here.element), banner, layout);
+  const editor = readOnlyView(editorHost, doc, `Text of ${doc.title} (read-only)`, [clickableLinks(), peerCursors(doc, { send: false })]);
 
   const setTitle = (title: string) => {
     heading.textContent = title;
@@ -104,7 +110,10 @@ function renderFollowed(root: HTMLElement, client: FolioClient, doc: ReadOnlyLiv
   window.addEventListener("online", update, { signal });
   editor.view.contentDOM.focus();
 
-  closeWithPage(() => doc.close());
+  closeWithPage(() => {
+    doc.presence.leave({ keepalive: true }).catch(() => undefined);
+    doc.close();
+  });
 }
 
 /**

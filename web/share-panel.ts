@@ -34,7 +34,7 @@ export function sharePanel(client: FolioClient, documentId: string, key?: string
       : undefined,
     linkRow("edit", "Edit link", editLink(documentId, key), status),
     h("h3", {}, "Read-only link"),
-    h("p", { class: "share-grant" }, "Anyone with this link can read the document, its history and its authors' names, and follow it live, but cannot change anything."),
+    h("p", { class: "share-grant" }, "Anyone with this link can read the document, its history and its authors' names, see who is here now, and follow it live, but cannot change anything."),
     readSection,
     status.element,
   );

@@ -2,7 +2,7 @@ import { Backoff, earlyEnd, sleep, withTimeout, type RetryNow, type RetryOptions
 import { FolioError } from "./errors.js";
 import { followStream, type StreamOpener } from "./feed-stream-loop.js";
 import type { FolioClient } from "./http.js";
-import type { ChangeFeed } from "./types.js";
+import type { ChangeFeed, PresenceList } from "./types.js";
 
 export interface FeedLoopOptions {
   client: FolioClient;
@@ -25,6 +25,10 @@ export interface FeedLoopOptions {
   stream?: StreamOpener;
   /** How long the stream's first frame may take before the loop takes the long poll instead (default 5 s). */
   firstFrameMs?: number;
+  /** Hears the stream's presence lists (feed-stream-loop.ts). */
+  presence?: ((list: PresenceList) => void) | undefined;
+  /** Told when an event stream opens (true) and when it ends or breaks (false): presence is then read by polling. */
+  streaming?: ((open: boolean) => void) | undefined;
 }
 
 /** How much longer than the long-poll wait a feed request may take before it counts as lost. */
@@ -55,8 +59,9 @@ export async function runFeed(options: FeedLoopOptions): Promise<void> {
           if (recovering) options.failing(false);
           recovering = false;
           backoff.reset();
+          options.streaming?.(true);
         };
-        const ended = await followStream({ ...options, open: options.stream!, opened, firstFrameMs: options.firstFrameMs ?? FIRST_FRAME_MS });
+        const ended = await followStream({ ...options, open: options.stream!, opened, firstFrameMs: options.firstFrameMs ?? FIRST_FRAME_MS }).finally(() => options.streaming?.(false));
         if (ended === "unavailable") streaming = false;
         // The service ended the stream (shutdown, a read link gone): open it again from the confirmed
         // version after a short pause, which grows while it keeps ending. Out of step: at once.

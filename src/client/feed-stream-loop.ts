@@ -1,7 +1,7 @@
 import { abortError } from "./backoff.js";
 import { FolioNetworkError } from "./errors.js";
-import type { FeedStream, StreamFrame } from "./feed-stream.js";
-import type { ChangeFeed } from "./types.js";
+import { isPresenceFrame, type FeedStream, type StreamFrame } from "./feed-stream.js";
+import type { ChangeFeed, PresenceList } from "./types.js";
 
 /** Opens the event stream of the followed feed from `since` (FolioClient.events or read.events). */
 export type StreamOpener = (since: number, signal: AbortSignal) => Promise<FeedStream | undefined>;
@@ -12,6 +12,8 @@ export interface StreamLoopOptions {
   /** The version the live document has confirmed: where a stream starts, and where it must be after each answer. */
   since: () => number;
   deliver: (answer: ChangeFeed) => Promise<void>;
+  /** Hears each `event: presence` frame's list (docs/api.md, "Presence"); without it they are passed over. */
+  presence?: ((list: PresenceList) => void) | undefined;
   /** Told once the stream's first frame came: the feed is live. */
   opened: () => void;
   firstFrameMs: number;
@@ -48,7 +50,8 @@ export async function followStream(options: StreamLoopOptions): Promise<"unavail
     let frame: StreamFrame | undefined = first.frame;
     for (;;) {
       if (frame === undefined) return "ended";
-      if (frame !== "comment") {
+      if (isPresenceFrame(frame)) options.presence?.(frame.presence);
+      else if (frame !== "comment") {
         await options.deliver(frame);
         if (options.since() !== frame.currentVersion) return "resume";
       }

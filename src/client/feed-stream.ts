@@ -1,8 +1,15 @@
 import { FolioNetworkError, isAbort } from "./errors.js";
-import type { ChangeFeed } from "./types.js";
+import type { ChangeFeed, PresenceList } from "./types.js";
 
-/** What a change feed's event stream brings: an answer of the feed, or a comment (`: open`, `: keep-alive`). */
-export type StreamFrame = ChangeFeed | "comment";
+/** An `event: presence` frame: who is at the document now (docs/api.md, "Presence"). */
+export interface PresenceFrame {
+  presence: PresenceList;
+}
+
+/** What a change feed's event stream brings: an answer of the feed, a presence list, or a comment (`: open`, `: keep-alive`). */
+export type StreamFrame = ChangeFeed | PresenceFrame | "comment";
+
+export const isPresenceFrame = (frame: StreamFrame): frame is PresenceFrame => typeof frame === "object" && "presence" in frame;
 
 /** A change feed's event stream (docs/api.md, "The event stream"), frame by frame. */
 export interface FeedStream {
@@ -16,7 +23,7 @@ export interface FeedStream {
 /** A stream that the service ended before it began (the 204 of an instance that is shutting down). */
 export const ENDED_STREAM: FeedStream = { next: () => Promise.resolve(undefined) };
 
-/** Parses one frame: a comment, or `event: change` with its `data` (the feed's JSON on one line). */
+/** Parses one frame: a comment, `event: change` with its `data` (the feed's JSON on one line), or `event: presence` with the list. */
 function parseFrame(block: string, what: string): StreamFrame | undefined {
   let event: string | undefined;
   let data: string | undefined;
@@ -30,9 +37,12 @@ function parseFrame(block: string, what: string): StreamFrame | undefined {
   }
   if (data === undefined) return "comment";
   // Events of other kinds, should a later service send them, are not the feed's: passed over.
-  if (event !== "change") return undefined;
+  if (event !== "change" && event !== "presence") return undefined;
   try {
-    return JSON.parse(data) as ChangeFeed;
+    const parsed = JSON.parse(data) as unknown;
+    if (event === "change") return parsed as ChangeFeed;
+    const clients = (parsed as { clients?: unknown } | null)?.clients;
+    return Array.isArray(clients) ? { presence: parsed as PresenceList } : undefined;
   } catch (error) {
     throw new FolioNetworkError(`${what}: a frame is not JSON`, { cause: error });
   }

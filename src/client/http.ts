@@ -1,6 +1,7 @@
 import { FolioError, FolioNetworkError, isAbort } from "./errors.js";
 import { exportedFile, exportQuery, type ExportedFile, type ExportOptions } from "./export-calls.js";
 import { ENDED_STREAM, readFrames, type FeedStream } from "./feed-stream.js";
+import { presenceCalls, type PresenceCalls } from "./presence-calls.js";
 import { readCalls, type ReadCalls } from "./read-calls.js";
 import type { ExportFormat } from "../core/outline-formats.js";
 import type {
@@ -54,6 +55,8 @@ export interface FolioClient {
   tracker: TrackerCalls;
   /** Read-only links: made, rotated and revoked by the document's id; read by the link's. */
   read: ReadCalls;
+  /** Who is at a document now (docs/api.md, "Presence"); never stored by the service. */
+  presence: PresenceCalls;
 }
 
 export interface TrackerCalls {
@@ -82,6 +85,8 @@ interface Call {
   dataStatuses?: readonly number[];
   /** A 2xx answer is a file: its body is returned as text, not parsed. */
   file?: boolean;
+  /** The request outlives the page (fetch's keepalive): a goodbye sent at `pagehide`. */
+  keepalive?: boolean;
 }
 
 interface Answer {
@@ -106,6 +111,7 @@ export function createClient(options: ClientOptions): FolioClient {
         headers,
         ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
         ...(call.signal ? { signal: call.signal } : {}),
+        ...(call.keepalive ? { keepalive: true } : {}),
       });
     } catch (error) {
       if (isAbort(error)) throw error;
@@ -193,6 +199,7 @@ export function createClient(options: ClientOptions): FolioClient {
       taskStatuses: (t, slug) => json({ method: "GET", path: `/tracker/task-statuses${slugQuery(slug)}`, headers: token(t) }),
     },
     read: readCalls(send, stream),
+    presence: presenceCalls(send),
   };
 }
 

@@ -22,6 +22,10 @@ export interface LineCodec {
   seal(text: string): string;
   /** A sealed text back; `undefined` when it cannot be opened (sealed under another key). */
   open(sealed: string): string | undefined;
+  /** A presence state for the service's list (docs/api.md, "Presence"): sealed under the presence key (encrypted documents), or as it is. */
+  sealPresence(text: string): string;
+  /** A sealed presence state back; `undefined` when it does not open. */
+  openPresence(sealed: string): string | undefined;
 }
 
 export const PLAIN_CODEC: LineCodec = {
@@ -34,4 +38,6 @@ export const PLAIN_CODEC: LineCodec = {
   isUnreadable: () => false,
   seal: (text) => text,
   open: (sealed) => sealed,
+  sealPresence: (text) => text,
+  openPresence: (sealed) => sealed,
 };

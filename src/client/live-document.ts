@@ -19,6 +19,8 @@ import { ownBefore } from "./own-text.js";
 import { FollowCycle, type FollowHost } from "./follow-cycle.js";
 import { PatchCycle, type PatchHost } from "./patch-cycle.js";
 import { PendingKeeper } from "./pending-keeper.js";
+import { PresenceChannel } from "./presence.js";
+import { stepBetween, syncPositions } from "./presence-versions.js";
 import type { PendingEntry } from "./pending-log.js";
 import { SyncWaiters } from "./sync-waiters.js";
 import { edited, type Moved, type SyncState } from "./sync-text.js";
@@ -50,6 +52,7 @@ export class LiveDocumentImpl implements LiveDocument {
   private readonly requests: DocumentRequests;
   private readonly patches: PatchCycle;
   private readonly follows: FollowCycle;
+  readonly presence: PresenceChannel;
 
   constructor(
     private readonly client: FolioClient,
@@ -73,13 +76,19 @@ export class LiveDocumentImpl implements LiveDocument {
     this.patches = new PatchCycle(this.host(), this.requests, this.milestones, this.conflicts, codec, settings);
     this.follows = new FollowCycle(this.host(), this.requests, codec);
     if (options.onConflict) this.emitter.on("conflict", options.onConflict);
+    const host = { client, place: { documentId: id }, role: "editor" as const, clientId, codec, signal, listening: () => this.emitter.count("presence") > 0 };
+    this.presence = new PresenceChannel({ ...host, ...syncPositions(() => this.state.sync), emit: (others) => this.emitter.emit("presence", others) }, options.presence);
   }
 
   /** What the patch and follow cycles may read and change (patch-cycle.ts, follow-cycle.ts). */
   private host(): PatchHost & FollowHost {
     return {
       state: () => this.state,
-      setSync: (sync: SyncState) => void (this.state = withSync(this.state, sync)),
+      setSync: (sync: SyncState) => {
+        const before = this.state.sync;
+        this.state = withSync(this.state, sync);
+        this.presence.moved(before.confirmed.version, sync.confirmed.version, stepBetween(before, sync, undefined));
+      },
       apply: (event: LiveEvent) => this.apply(event),
       keep: (entry: PendingEntry) => this.keeper.changed(entry),
       moveTo: (moved: Moved, entry: PendingEntry) => this.moveTo(moved, entry),
@@ -109,40 +118,29 @@ export class LiveDocumentImpl implements LiveDocument {
       // From the last version whose event was taken: every rename and deletion is seen.
       since: () => Math.min(this.state.eventsSeen, this.state.sync.confirmed.version),
       ...(this.options.feed === "stream" ? { stream: (since, signal) => this.client.events(this.id, since, signal), firstFrameMs: this.options.firstFrameMs } : {}),
+      presence: (list) => this.presence.heard(list),
+      streaming: (open) => this.presence.setStreaming(open),
       failing: (failing, error) => {
         this.apply({ type: "failing", loop: "feed", failing });
         if (error && !isTransient(error)) this.emitter.emit("error", error);
       },
     });
+    this.presence.start();
   }
 
-  get text(): string {
-    return this.state.sync.local.toString();
-  }
-  get doc() {
-    return this.state.sync.local;
-  }
-  get version(): number {
-    return this.state.sync.confirmed.version;
-  }
-  get title(): string {
-    return this.titleText;
-  }
-  get deleted(): boolean {
-    return this.state.deleted;
-  }
-  get keyLost(): boolean {
-    return this.state.keyLost;
-  }
-  get status(): SyncStatus {
-    return this.lastStatus;
-  }
-  get closed(): boolean {
-    return this.state.phase.kind === "closed";
-  }
+  get text(): string { return this.state.sync.local.toString(); }
+  get doc() { return this.state.sync.local; }
+  get version(): number { return this.state.sync.confirmed.version; }
+  get title(): string { return this.titleText; }
+  get deleted(): boolean { return this.state.deleted; }
+  get keyLost(): boolean { return this.state.keyLost; }
+  get status(): SyncStatus { return this.lastStatus; }
+  get closed(): boolean { return this.state.phase.kind === "closed"; }
 
   on<K extends keyof LiveEvents>(event: K, listener: (...args: LiveEvents[K]) => void): () => void {
-    return this.emitter.on(event, listener);
+    const off = this.emitter.on(event, listener);
+    if (event === "presence") this.presence.listened();
+    return off;
   }
 
   edit(changes: ChangeSet | readonly TextEdit[]): void {
@@ -195,6 +193,7 @@ export class LiveDocumentImpl implements LiveDocument {
     this.controller.abort(abortError());
     this.milestones.abort();
     this.inbox.clear();
+    this.presence.close();
     void this.keeper.close();
     this.wake();
   }
@@ -245,6 +244,8 @@ export class LiveDocumentImpl implements LiveDocument {
       const mapCursorThrough = (pos: number) => mapCursor(before.local, moved.remote, pos, ownBefore(before.own, ChangeSet.empty(before.local.length)));
       this.emitter.emit("change", { origin: "remote", changes: moved.remote, edits: editsOf(moved.remote), version: moved.state.confirmed.version, mapCursor: mapCursorThrough });
     }
+    // After the change: an editor told of the others' cursors on the new text has it by then.
+    this.presence.moved(before.confirmed.version, moved.state.confirmed.version, stepBetween(before, moved.state, moved.remote));
     this.updateStatus();
   }
 

@@ -2,6 +2,7 @@ import type { ChangeSet, Text } from "@codemirror/state";
 import type { TextEdit } from "../core/char-diff.js";
 import type { RetryOptions } from "./backoff.js";
 import type { PendingStore } from "./pending-log.js";
+import type { Presence, PresencePeer, PresenceTiming } from "./presence.js";
 
 export type SyncStatus = "synced" | "syncing" | "offline" | "conflict";
 
@@ -40,6 +41,8 @@ export interface OpenOptions {
   retry?: RetryOptions;
   /** A patch, reload or rename without an answer after this long counts as failed and is resent (default 30 s). */
   requestTimeoutMs?: number;
+  /** The timing of presence (`doc.presence`): its defaults suit the service's 30 s TTL. */
+  presence?: PresenceTiming;
 }
 
 /**
@@ -73,6 +76,7 @@ export type LiveEvents = {
   conflict: [Conflict];
   error: [Error];
   status: [SyncStatus];
+  presence: [PresencePeer[]];
 };
 
 /** Emitted only with `conflicts: "ask"` (see OpenOptions.conflicts). */
@@ -103,6 +107,12 @@ export interface LiveDocument {
   readonly status: SyncStatus;
   readonly clientId: string;
   /**
+   * Who else is at the document, and this client's own entry (docs/api.md, "Presence", the client
+   * library): `presence.set({ cursor, displayName })`, `presence.leave()`, `presence.others`; the
+   * `presence` event tells each new list of the others.
+   */
+  readonly presence: Presence;
+  /**
    * A local edit: changes against the local text as it is (CodeMirror's ChangeSet or `{from, to,
    * insert}` specs, all against the text before). The editor binding hands over each transaction's changes.
    */
@@ -120,6 +130,8 @@ export interface LiveDocument {
   on(event: "conflict", listener: (conflict: Conflict) => void): () => void;
   on(event: "error", listener: (error: Error) => void): () => void;
   on(event: "status", listener: (status: SyncStatus) => void): () => void;
+  /** The others at the document changed (someone came, left, moved their cursor); their cursors are on the local text now. */
+  on(event: "presence", listener: (others: PresencePeer[]) => void): () => void;
   /** Resolves when no local edit is unconfirmed and the last version the feed announced is applied; rejects on close or after `timeoutMs`. */
   whenSynced(timeoutMs?: number): Promise<void>;
   /**
@@ -127,6 +139,6 @@ export interface LiveDocument {
    * `online` event): the pending patch, the feed's next poll. A wait for a Retry-After still runs out.
    */
   retryNow(): void;
-  /** Stops every loop, request and timer. */
+  /** Stops every loop, request and timer; a client present says goodbye. */
   close(): void;
 }

@@ -10,7 +10,9 @@ import type { StreamOpener } from "./feed-stream-loop.js";
 import type { FolioClient } from "./http.js";
 import type { ChangeFeed, ReadOnlyDocument } from "./types.js";
 import { EncryptedCodec } from "./encryption/codec.js";
+import { randomClientId } from "./open-document.js";
 import { PLAIN_CODEC, type LineCodec } from "./line-codec.js";
+import { PresenceChannel, type Presence, type PresencePeer, type PresenceTiming } from "./presence.js";
 import type { TextChange } from "./live-types.js";
 import { moveBy, replaceBy, serviceTextOf, type Moved, type ServiceText } from "./service-text.js";
 
@@ -23,8 +25,12 @@ export interface ReadOnlyOptions {
   firstFrameMs?: number;
   /** Waits between attempts after a network failure, 5xx, 429 or 503. */
   retry?: RetryOptions;
-  /** The link's key of an encrypted document: text and title are decrypted (docs/encryption.md). */
+  /** The link's key of an encrypted document: text and title are decrypted (docs/encryption.md), presence states sealed and opened. */
   key?: string;
+  /** This viewer's presence client id (default: a random one). */
+  clientId?: string;
+  /** The timing of presence (`doc.presence`). */
+  presence?: PresenceTiming;
 }
 
 /** A change of the followed text, as a live document's remote change (the editor binding applies both alike). */
@@ -47,15 +53,22 @@ export interface ReadOnlyLiveDocument {
   /** true once the link was revoked or replaced: the document stopped following. */
   readonly revoked: boolean;
   readonly status: ReadOnlyStatus;
+  /**
+   * Who is at the document (docs/api.md, "Presence", the client library): a viewer may announce
+   * itself with `presence.set(…)` (its entry is marked `viewer`) and hears the list.
+   */
+  readonly presence: Presence;
   on(event: "change", listener: (change: ReadOnlyChange) => void): () => void;
   on(event: "title", listener: (title: string) => void): () => void;
   on(event: "status", listener: (status: ReadOnlyStatus) => void): () => void;
+  /** The others at the document changed; their cursors are on the text now. */
+  on(event: "presence", listener: (others: PresencePeer[]) => void): () => void;
   on(event: "deleted" | "restored" | "revoked", listener: () => void): () => void;
   /** A poll failed (it is retried with backoff); a 404 of the feed is `revoked` instead. */
   on(event: "error", listener: (error: Error) => void): () => void;
   /** Polls now instead of after the backoff of a failed poll (on the browser's `online` event); not before a Retry-After. */
   retryNow(): void;
-  /** Stops the feed. */
+  /** Stops the feed; a viewer present says goodbye. */
   close(): void;
 }
 
@@ -67,6 +80,7 @@ type Events = {
   restored: [];
   revoked: [];
   error: [Error];
+  presence: [PresencePeer[]];
 };
 
 /**
@@ -78,8 +92,9 @@ type Events = {
 export async function openReadOnly(client: FolioClient, readId: string, options: ReadOnlyOptions = {}): Promise<ReadOnlyLiveDocument> {
   const document = await client.read.document(readId);
   const codec = options.key !== undefined ? EncryptedCodec.forDocument(options.key, document) : PLAIN_CODEC;
-  const follower = new ReadOnlyFollower(client, readId, document, codec);
+  const follower = new ReadOnlyFollower(client, readId, document, codec, options);
   follower.start(options);
+  follower.presence.start();
   return follower;
 }
 
@@ -95,15 +110,22 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
   status: ReadOnlyStatus = "live";
   /** The title may be stale (after RESTORED or ROLLED_BACK) or the ops did not fit: read the document again. */
   private rereadWanted = false;
+  readonly presence: PresenceChannel;
 
   constructor(
     private readonly client: FolioClient,
     readonly readId: string,
     document: ReadOnlyDocument,
     private readonly codec: LineCodec,
+    options: ReadOnlyOptions,
   ) {
     this.current = serviceTextOf(codec, document.version, document.content);
     this.title = codec.decodeTitle(document.title);
+    // The viewer's text is the service's: positions need no mapping but through the versions.
+    const clamp = (pos: number) => Math.max(0, Math.min(pos, this.current.text.length));
+    const host = { client, place: { readId }, role: "viewer" as const, clientId: options.clientId ?? randomClientId(), codec, signal: this.stop.signal, version: () => this.version };
+    const emit = (others: PresencePeer[]) => this.emitter.emit("presence", others);
+    this.presence = new PresenceChannel({ ...host, toService: clamp, toLocal: clamp, listening: () => this.emitter.count("presence") > 0, emit }, options.presence);
   }
 
   get text(): string {
@@ -117,7 +139,9 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
   }
 
   on<K extends keyof Events>(event: K, listener: (...args: Events[K]) => void): () => void {
-    return this.emitter.on(event, listener);
+    const off = this.emitter.on(event, listener);
+    if (event === "presence") this.presence.listened();
+    return off;
   }
 
   retryNow(): void {
@@ -125,6 +149,7 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
   }
 
   close(): void {
+    this.presence.close();
     this.stop.abort();
     this.emitter.clear();
   }
@@ -151,6 +176,8 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
       now: this.now,
       since: () => this.version,
       deliver: (answer) => this.apply(answer),
+      presence: (list) => this.presence.heard(list),
+      streaming: (open) => this.presence.setStreaming(open),
       failing: (failing, error) => {
         if (this.stop.signal.aborted) return;
         this.setStatus(failing ? "offline" : "live");
@@ -198,10 +225,13 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
 
   /** Moves to the service's next text, and tells the listeners of the change. */
   private moveTo(moved: Moved): void {
+    const from = this.version;
     this.current = moved.next;
-    if (moved.changes.empty) return;
+    const step = moved.changes.desc;
     const { changes } = moved;
-    this.emitter.emit("change", { origin: "remote", changes, edits: editsOf(changes), version: this.version, mapCursor: (pos) => changes.mapPos(pos, -1) });
+    if (!changes.empty) this.emitter.emit("change", { origin: "remote", changes, edits: editsOf(changes), version: this.version, mapCursor: (pos) => changes.mapPos(pos, -1) });
+    // After the change: an editor told of the others' cursors on the new text has it by then.
+    this.presence.moved(from, this.version, (pos) => step.mapPos(pos, 1));
   }
 
   private setTitle(title: string): void {
@@ -224,6 +254,7 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
 
   private markRevoked(): void {
     this.revoked = true;
+    this.presence.close();
     this.stop.abort();
     this.emitter.emit("revoked");
   }

@@ -9,6 +9,7 @@ import type {
   TitlePatchRequest as TitlePatchRequestSchema,
 } from "../api/documents.js";
 import type { ServiceInfoSchema } from "../api/info.js";
+import type { PresenceClientSchema, PresenceListSchema, PresenceUpdateRequest as PresenceUpdateRequestSchema } from "../api/presence.js";
 import type { ProblemDetailSchema } from "../api/problem.js";
 import type { ReadLinkSchema, ReadOnlyDocumentSchema } from "../api/read-links.js";
 import type {
@@ -40,6 +41,9 @@ export type ChangeEvent = Static<typeof ChangeEventSchema>;
 export type ChangeFeed = Static<typeof ChangeFeedSchema>;
 export type ServiceInfo = Static<typeof ServiceInfoSchema>;
 export type ProblemDetail = Static<typeof ProblemDetailSchema>;
+export type PresenceUpdateRequest = Static<typeof PresenceUpdateRequestSchema>;
+export type PresenceClient = Static<typeof PresenceClientSchema>;
+export type PresenceList = Static<typeof PresenceListSchema>;
 export type ReadLink = Static<typeof ReadLinkSchema>;
 export type ReadOnlyDocument = Static<typeof ReadOnlyDocumentSchema>;
 export type TrackerAuthRequest = Static<typeof TrackerAuthRequestSchema>;

@@ -8,7 +8,8 @@ import { expect, it } from "vitest";
 // The sizes are reported in the docs/editing-protocol.md ("The SDK"); FOLIO_REPORT=1 prints them.
 // About 46 KB of the minified size is @codemirror/state (the library keeps edits as its ChangeSets,
 // the same ones the editor page already loads, so on the page it costs nothing more) and 12 KB the
-// OPML reader of exports converted in the client (encrypted documents).
+// OPML reader of exports converted in the client (encrypted documents). Presence (issue 36: the
+// channel, its version steps, the stream's presence frames) added about 7.5 KB minified, 2 KB gzipped.
 
 const NODE_BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 
@@ -33,6 +34,6 @@ it("bundles src/client for the browser without Node built-ins", { timeout: 30_00
   const code = result.outputFiles[0]!.contents;
   const gzipped = gzipSync(code, { level: 9 }).length;
   if (process.env.FOLIO_REPORT) console.log(`client bundle: ${code.length} bytes minified, ${gzipped} bytes gzipped`);
-  expect(code.length).toBeLessThan(160_000);
-  expect(gzipped).toBeLessThan(55_000);
+  expect(code.length).toBeLessThan(170_000);
+  expect(gzipped).toBeLessThan(57_000);
 });

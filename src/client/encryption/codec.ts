@@ -107,6 +107,15 @@ export class EncryptedCodec implements LineCodec {
     return open(this.keys.local, this.keys.localData, sealed);
   }
 
+  /** Padded to a bucket (line-cipher.ts, bucketOf): the service learns about the length of a name only as much. */
+  sealPresence(text: string): string {
+    return seal(this.keys.presence, this.keys.presenceData, text);
+  }
+
+  openPresence(sealed: string): string | undefined {
+    return open(this.keys.presence, this.keys.presenceData, sealed);
+  }
+
   private remember(wire: string, plain: string): void {
     if (this.plainOf.size >= MEMO_LIMIT) this.plainOf.clear();
     this.plainOf.set(wire, plain);

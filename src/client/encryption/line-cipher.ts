@@ -25,16 +25,28 @@ export interface DocumentKeys {
   line: Uint8Array;
   title: Uint8Array;
   local: Uint8Array;
-  /** Associated data of the document's lines, title and sealed local texts: binds each to the document (its salt). */
+  /** Presence states (a cursor and a name), sealed for the service's presence list. */
+  presence: Uint8Array;
+  /** Associated data of the document's lines, title, sealed local texts and presence states: binds each to the document (its salt). */
   lineData: Uint8Array;
   titleData: Uint8Array;
   localData: Uint8Array;
+  presenceData: Uint8Array;
 }
 
 export function deriveKeys(linkKey: Uint8Array, salt: Uint8Array): DocumentKeys {
   const key = (use: string) => hkdf(sha256, linkKey, salt, encoder.encode(`folio-e2e/v1/${use}`), 32);
   const data = (use: string) => encoder.encode(`folio-e2e/v1/${use}/${toBase64url(salt)}`);
-  return { line: key("line"), title: key("title"), local: key("local"), lineData: data("line"), titleData: data("title"), localData: data("local") };
+  return {
+    line: key("line"),
+    title: key("title"),
+    local: key("local"),
+    presence: key("presence"),
+    lineData: data("line"),
+    titleData: data("title"),
+    localData: data("local"),
+    presenceData: data("presence"),
+  };
 }
 
 /** Encrypts a text padded to `size` bytes (at least its UTF-8 length + 1): base64url of nonce ‖ ciphertext ‖ tag. */
