@@ -33,6 +33,11 @@ export class RawConnection {
     private readonly port: number,
   ) {}
 
+  /** `http://<host>:<port>` of this connection. */
+  get origin(): string {
+    return `http://${this.host}:${this.port}`;
+  }
+
   static forOrigin(origin: string): RawConnection {
     const url = new URL(origin);
     return new RawConnection(url.hostname, Number(url.port));
