@@ -18,7 +18,8 @@ import { isLoadBound, LOAD_BOUND_CORES, LOAD_BOUND_DELAY_MS } from "../lib/load-
 import { readFileSync } from "node:fs";
 import { readRss, waitForQuiet } from "../lib/proc.js";
 import { forkLoad, type LoadHandle } from "../lib/processes.js";
-import { startService } from "../lib/service.js";
+import { startPeer, startService } from "../lib/service.js";
+import type { PeerEditorsConfig } from "../load/peer-editors.js";
 import { figure, formatNumber, median, percentile } from "../lib/stats.js";
 
 const EDITORS_PER_DOCUMENT = 5;
@@ -63,7 +64,7 @@ function setupsFromEnv(): Setup[] {
 
 /** The servers compared (Folio over each of its transports, and the peers). */
 export type ServerId = "folio-poll" | "folio-stream" | "hocuspocus" | "sharedb";
-export const SERVER_IDS: readonly ServerId[] = ["folio-poll", "folio-stream"];
+export const SERVER_IDS: readonly ServerId[] = ["folio-poll", "folio-stream", "hocuspocus", "sharedb"];
 
 /** One configuration measured: a server (and transport), with or without cursors. */
 export interface Setup {
@@ -214,49 +215,7 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
     const results = await Promise.all(loads.map((load) => load.next<{ type: "result"; data: EditorsResult }>("result", plan.warmupMs + plan.measureMs + 3 * plan.drainMs + 60_000)));
     clearTimeout(rssTimer);
     samplers.forEach((sampler) => sampler.stop());
-    const data = results.map((message) => message.data);
-    const endToEnd = data.flatMap((d) => d.endToEnd);
-    const sent = data.reduce((s, d) => s + d.sentInWindow, 0);
-    const acknowledged = data.reduce((s, d) => s + d.acknowledgedInWindow, 0);
-    const accepted = data.reduce((s, d) => s + d.acceptedInWindow, 0);
-    // Both instances' CPU when there are two: the figures per patch and per request are the deployment's.
-    const serviceCpuMs = serviceSampler.cpuMsBetween(windowStart, windowEnd) + (secondSampler?.cpuMsBetween(windowStart, windowEnd) ?? 0);
-    const loadCores = loadSamplers.reduce((s, sampler) => s + sampler.coresBetween(windowStart, windowEnd), 0);
-    const loadEventLoopP99Ms = Math.max(...data.map((d) => d.loadEventLoopP99Ms));
-    const statuses: Record<string, number> = {};
-    for (const d of data) for (const [key, value] of Object.entries(d.statuses)) statuses[key] = (statuses[key] ?? 0) + value;
-    const presenceStatuses: Record<string, number> = {};
-    for (const d of data) for (const [key, value] of Object.entries(d.presenceStatuses)) presenceStatuses[key] = (presenceStatuses[key] ?? 0) + value;
-    return {
-      setup: setupLabel(setup),
-      e,
-      processes,
-      e2eP50: percentile(endToEnd, 50),
-      e2eP95: percentile(endToEnd, 95),
-      e2eP99: percentile(endToEnd, 99),
-      acknowledgedShare: sent > 0 ? acknowledged / sent : Number.NaN,
-      patchP95: percentile(data.flatMap((d) => d.patchLatencies), 95),
-      acceptedPerSecond: (accepted / plan.measureMs) * 1000,
-      feedAnswersPerSecond: (data.reduce((s, d) => s + d.feedAnswersInWindow, 0) / plan.measureMs) * 1000,
-      skippedTickShare: data.reduce((s, d) => s + d.skippedTicks, 0) / Math.max(1, data.reduce((s, d) => s + d.ticks, 0)),
-      serverCores: serviceCpuMs / plan.measureMs,
-      cpuPerPatchUs: (serviceCpuMs * 1000) / accepted,
-      cpuPerRequestUs: (serviceCpuMs * 1000) / (accepted + data.reduce((s, d) => s + d.feedAnswersInWindow, 0)),
-      serverWaitShare: serviceSampler.waitShareBetween(windowStart, windowEnd),
-      loadCores,
-      loadEventLoopP99Ms,
-      loadBound: isLoadBound(loadCores, loadEventLoopP99Ms),
-      machineBound: serviceSampler.waitShareBetween(windowStart, windowEnd) >= MACHINE_BOUND_WAIT,
-      rssIdle,
-      rssOpen,
-      rssEnd,
-      openMs: Math.max(...data.map((d) => d.openMs)),
-      statuses,
-      resyncs: data.reduce((s, d) => s + d.resyncs, 0),
-      feedErrors: data.reduce((s, d) => s + d.feedErrors, 0),
-      presencePerSecond: (data.reduce((s, d) => s + d.presenceFramesInWindow, 0) / plan.measureMs) * 1000,
-      presenceStatuses,
-    };
+    return summarize(setup, e, processes, plan, results.map((message) => message.data), serviceSampler, loadSamplers, windowStart, windowEnd, { rssIdle, rssOpen, rssEnd }, secondSampler);
   } finally {
     samplers.forEach((sampler) => sampler.stop());
     for (const load of loads) load.kill();
@@ -276,9 +235,117 @@ const GIVE_UP_P95_MS = 4 * TARGET_P95_MS;
 
 const MIB = 1024 * 1024;
 
-/** The peers' servers and load generator are not written yet. */
-function runPeer(_context: BenchContext, _e: number, _plan: Plan, _run: number, setup: Setup): Promise<EditorsRun> {
-  return Promise.reject(new Error(`${setup.server}: not implemented yet`));
+/** One run against a peer server (bench/baselines/<server>.ts) with bench/load/peer-editors.ts: the same load shape and the same figures as {@link runOnce}. */
+async function runPeer(context: BenchContext, e: number, plan: Plan, run: number, setup: Setup): Promise<EditorsRun> {
+  if (setup.server !== "hocuspocus" && setup.server !== "sharedb") throw new Error(`${setup.server} is not a peer`);
+  const server = await startPeer(setup.server, context.tmp);
+  const loads: LoadHandle[] = [];
+  const samplers: CpuSampler[] = [];
+  try {
+    const sockets = e + 200;
+    const limit = openFilesLimit(server.pid);
+    if (sockets > limit) throw new Error(`E = ${e} needs about ${sockets} open files in the server, its limit is ${limit} (raise ulimit -n)`);
+    await waitForQuiet(server.pid, { quietMs: 1000, maxMs: 5000 });
+    const rssIdle = readRss(server.pid);
+    const documents = e / EDITORS_PER_DOCUMENT;
+    const processes = Math.max(1, Math.ceil(e / EDITORS_PER_PROCESS));
+    for (let part = 0; part < processes; part++) {
+      const share = Math.floor(documents / processes) + (part < documents % processes ? 1 : 0);
+      const config: PeerEditorsConfig = {
+        server: setup.server,
+        origin: server.origin,
+        part,
+        documents: share,
+        editorsPerDocument: EDITORS_PER_DOCUMENT,
+        typingShare: TYPING_SHARE,
+        seed: 20_261_125 + run,
+        intervalMs: INTERVAL_MS,
+        cursors: setup.cursors,
+        warmupMs: plan.warmupMs,
+        measureMs: plan.measureMs,
+        drainMs: plan.drainMs,
+        timeLimitMs: 600_000,
+      };
+      loads.push(forkLoad("peer-editors", config, { heapMb: 2048 }));
+    }
+    await Promise.all(loads.map((load) => load.next("ready", 240_000)));
+    await waitForQuiet(server.pid, { quietMs: 1500, maxMs: 20_000 });
+    const rssOpen = readRss(server.pid);
+    const serverSampler = new CpuSampler(server.pid, 100);
+    const loadSamplers = loads.map((load) => new CpuSampler(load.pid, 100));
+    samplers.push(serverSampler, ...loadSamplers);
+    const startAt = wallNow() + 300;
+    for (const load of loads) load.send({ type: "start", startAt });
+    const windowStart = startAt + plan.warmupMs;
+    const windowEnd = windowStart + plan.measureMs;
+    let rssEnd = 0;
+    const rssTimer = setTimeout(() => (rssEnd = readRss(server.pid)), windowEnd - wallNow());
+    const results = await Promise.all(loads.map((load) => load.next<{ type: "result"; data: EditorsResult }>("result", plan.warmupMs + plan.measureMs + 3 * plan.drainMs + 60_000)));
+    clearTimeout(rssTimer);
+    samplers.forEach((sampler) => sampler.stop());
+    return summarize(setup, e, processes, plan, results.map((message) => message.data), serverSampler, loadSamplers, windowStart, windowEnd, { rssIdle, rssOpen, rssEnd });
+  } finally {
+    samplers.forEach((sampler) => sampler.stop());
+    for (const load of loads) load.kill();
+    await Promise.all(loads.map((load) => load.exited(5_000).catch(() => undefined)));
+    await server.stop(2_000);
+  }
+}
+
+/** The figures of one run from what its load generators reported and the samplers saw. */
+function summarize(
+  setup: Setup,
+  e: number,
+  processes: number,
+  plan: Plan,
+  data: EditorsResult[],
+  serviceSampler: CpuSampler,
+  loadSamplers: CpuSampler[],
+  windowStart: number,
+  windowEnd: number,
+  rss: { rssIdle: number; rssOpen: number; rssEnd: number },
+  secondSampler?: CpuSampler,
+): EditorsRun {
+  const endToEnd = data.flatMap((d) => d.endToEnd);
+  const sent = data.reduce((s, d) => s + d.sentInWindow, 0);
+  const acknowledged = data.reduce((s, d) => s + d.acknowledgedInWindow, 0);
+  const accepted = data.reduce((s, d) => s + d.acceptedInWindow, 0);
+  // Both instances' CPU when there are two: the figures per patch and per request are the deployment's.
+  const serviceCpuMs = serviceSampler.cpuMsBetween(windowStart, windowEnd) + (secondSampler?.cpuMsBetween(windowStart, windowEnd) ?? 0);
+  const loadCores = loadSamplers.reduce((s, sampler) => s + sampler.coresBetween(windowStart, windowEnd), 0);
+  const loadEventLoopP99Ms = Math.max(...data.map((d) => d.loadEventLoopP99Ms));
+  const statuses: Record<string, number> = {};
+  for (const d of data) for (const [key, value] of Object.entries(d.statuses)) statuses[key] = (statuses[key] ?? 0) + value;
+  const presenceStatuses: Record<string, number> = {};
+  for (const d of data) for (const [key, value] of Object.entries(d.presenceStatuses)) presenceStatuses[key] = (presenceStatuses[key] ?? 0) + value;
+  return {
+    setup: setupLabel(setup),
+    e,
+    processes,
+    e2eP50: percentile(endToEnd, 50),
+    e2eP95: percentile(endToEnd, 95),
+    e2eP99: percentile(endToEnd, 99),
+    acknowledgedShare: sent > 0 ? acknowledged / sent : Number.NaN,
+    patchP95: percentile(data.flatMap((d) => d.patchLatencies), 95),
+    acceptedPerSecond: (accepted / plan.measureMs) * 1000,
+    feedAnswersPerSecond: (data.reduce((s, d) => s + d.feedAnswersInWindow, 0) / plan.measureMs) * 1000,
+    skippedTickShare: data.reduce((s, d) => s + d.skippedTicks, 0) / Math.max(1, data.reduce((s, d) => s + d.ticks, 0)),
+    serverCores: serviceCpuMs / plan.measureMs,
+    cpuPerPatchUs: (serviceCpuMs * 1000) / accepted,
+    cpuPerRequestUs: (serviceCpuMs * 1000) / (accepted + data.reduce((s, d) => s + d.feedAnswersInWindow, 0)),
+    serverWaitShare: serviceSampler.waitShareBetween(windowStart, windowEnd),
+    loadCores,
+    loadEventLoopP99Ms,
+    loadBound: isLoadBound(loadCores, loadEventLoopP99Ms),
+    machineBound: serviceSampler.waitShareBetween(windowStart, windowEnd) >= MACHINE_BOUND_WAIT,
+    ...rss,
+    openMs: Math.max(...data.map((d) => d.openMs)),
+    statuses,
+    resyncs: data.reduce((s, d) => s + d.resyncs, 0),
+    feedErrors: data.reduce((s, d) => s + d.feedErrors, 0),
+    presencePerSecond: (data.reduce((s, d) => s + d.presenceFramesInWindow, 0) / plan.measureMs) * 1000,
+    presenceStatuses,
+  };
 }
 
 /** Runs one configuration once at E: Folio (either transport) or a peer. */
