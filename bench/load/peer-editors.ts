@@ -72,6 +72,9 @@ interface PeerDocument {
   changes: Map<string | number, Change[]>;
   /** ShareDB: the newest version the process knows of (the typists submit at it). */
   version: number;
+  /** Hocuspocus: the last update parsed for this document and its meta (a broadcast reaches every editor with the same bytes). */
+  lastUpdate?: Buffer;
+  lastMeta?: { from: Map<number, number>; to: Map<number, number> };
 }
 
 interface PeerEditor {
@@ -276,7 +279,14 @@ runChild<PeerEditorsConfig, EditorsResult>(async (config) => {
       }
       if (step !== HP.update) return;
       if (inWindow(at)) deliveriesInWindow++;
-      const meta = Y.parseUpdateMeta(decoding.readVarUint8Array(decoder));
+      const payload = decoding.readVarUint8Array(decoder);
+      const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+      const { doc } = editor;
+      if (!doc.lastUpdate || !doc.lastMeta || !doc.lastUpdate.equals(bytes)) {
+        doc.lastUpdate = Buffer.from(bytes);
+        doc.lastMeta = Y.parseUpdateMeta(payload);
+      }
+      const meta = doc.lastMeta;
       for (const [client, from] of meta.from) arrived(editor, client, from, meta.to.get(client) ?? from, at);
     } else if (type === HP.syncStatus) acknowledged(editor, at);
     else if (type === HP.awareness) {
