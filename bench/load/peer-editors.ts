@@ -325,7 +325,8 @@ runChild<PeerEditorsConfig, EditorsResult>(async (config) => {
         if (message.src !== undefined && message.seq !== undefined) arrived(editor, message.src, message.seq, message.seq + 1, at);
         return;
       case "p":
-        if (inWindow(at)) presenceInWindow++;
+        // ShareDB answers a presence submission with the same message (an ack): only the others' count.
+        if (message.src !== editor.src && inWindow(at)) presenceInWindow++;
         return;
       default:
     }

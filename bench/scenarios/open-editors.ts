@@ -528,7 +528,7 @@ export const openEditors: Scenario = {
         row(`${at}: server memory per open editor (at the end of the window, typing)`, runs, (r) => (r.rssEnd - r.rssIdle) / e, "bytes");
         row(`${at}: accepted changes/s (offered ${(e * TYPING_SHARE * 1000) / INTERVAL_MS}/s)`, runs, (r) => r.acceptedPerSecond, "req/s");
         row(`${at}: ${setup.server === "folio-poll" ? "feed answers" : setup.server === "folio-stream" ? "change frames" : "change messages"} received/s`, runs, (r) => r.feedAnswersPerSecond, "msg/s");
-        if (setup.cursors) row(`${at}: presence messages received/s`, runs, (r) => r.presencePerSecond, "msg/s");
+        if (setup.cursors) row(`${at}: presence messages received/s (${setup.server === "sharedb" ? "by the other editors" : "by every editor of the document, the sender included"})`, runs, (r) => r.presencePerSecond, "msg/s");
         row(`${at}: change send → acknowledged p95`, runs, (r) => r.patchP95, "ms");
         row(`${at}: ticks skipped (change still unacknowledged)`, runs, (r) => r.skippedTickShare * 100, "%");
         row(`${at}: server CPU`, runs, (r) => r.serverCores, "cores");
