@@ -8,6 +8,7 @@
  * are counted, not handed over. No reconnection: the owner reconnects (with its own `since`).
  */
 import { connect, type Socket } from "node:net";
+import type { RawConnection } from "./raw-http.js";
 
 export interface SseHandlers {
   /** The answer's head arrived with a 200: the stream is open. */
@@ -50,7 +51,25 @@ export class RawEventStream {
     return new RawEventStream(url.hostname, Number(url.port), handlers);
   }
 
-  /** Opens the stream at `path` (e.g. `/api/v1/documents/<id>/events?since=3`). */
+  /**
+   * Opens the stream at `path` on `connection`'s open keep-alive socket (the one that opened the
+   * document), or on a new one when it has none to hand over.
+   */
+  openOn(connection: RawConnection, path: string): void {
+    const socket = connection.handOver(
+      (bytes) => this.onRead(bytes),
+      (error) => this.end(error, 0),
+    );
+    if (!socket) return this.open(path);
+    this.socket = socket;
+    socket.write(this.head(path));
+  }
+
+  private head(path: string): string {
+    return `GET ${path} HTTP/1.1\r\nhost: ${this.host}:${this.port}\r\naccept: text/event-stream\r\n\r\n`;
+  }
+
+  /** Opens the stream at `path` (e.g. `/api/v1/documents/<id>/events?since=3`) on a new connection. */
   open(path: string): void {
     const socket = connect({
       host: this.host,
@@ -67,7 +86,7 @@ export class RawEventStream {
     this.socket = socket;
     socket.on("error", (error) => this.end(error, 0));
     socket.on("close", () => this.end(new Error("connection closed"), 0));
-    socket.write(`GET ${path} HTTP/1.1\r\nhost: ${this.host}:${this.port}\r\naccept: text/event-stream\r\n\r\n`);
+    socket.write(this.head(path));
   }
 
   /** Closes the stream (onEnd is not called for it). */

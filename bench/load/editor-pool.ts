@@ -143,8 +143,9 @@ export class EditorPool {
   }
 
   /**
-   * Starts every editor's long poll (or, with "stream", its event stream, after closing the connection
-   * that opened the document: one socket per editor either way) and resolves once all are open.
+   * Starts every editor's long poll (or, with "stream", its event stream on the keep-alive connection
+   * that opened the document, as a browser's EventSource reuses it: one socket per editor either way)
+   * and resolves once all are open.
    */
   async follow(transport: "poll" | "stream" = "poll"): Promise<void> {
     if (transport === "poll") {
@@ -152,10 +153,7 @@ export class EditorPool {
       await waitUntil(() => this.editors.every((editor) => editor.feed.connected), 60_000, "feed connections");
       return;
     }
-    for (const editor of this.editors) {
-      editor.feed.stop();
-      this.listen(editor);
-    }
+    for (const editor of this.editors) this.listen(editor, editor.feed);
     await waitUntil(() => this.editors.every((editor) => editor.stream?.opened === true), 120_000, "event streams");
   }
 
@@ -290,8 +288,11 @@ export class EditorPool {
     });
   }
 
-  /** Holds the editor's event stream from its feed base; reopens it (from the newest version seen) when it ends. */
-  private listen(editor: SimulatedEditor): void {
+  /**
+   * Holds the editor's event stream from its feed base, first on the connection that opened its
+   * document (`over`); reopens it on a new connection (from the newest version seen) when it ends.
+   */
+  private listen(editor: SimulatedEditor, over?: RawConnection): void {
     if (this.feedsStopped || wallNow() > this.hardEnd) return;
     const { doc } = editor;
     const origin = editor.feed.origin;
@@ -323,7 +324,8 @@ export class EditorPool {
       },
     });
     editor.stream = stream;
-    stream.open(doc.streamPath + editor.feedBase.version);
+    if (over) stream.openOn(over, doc.streamPath + editor.feedBase.version);
+    else stream.open(doc.streamPath + editor.feedBase.version);
   }
 
   private sendCursor(typist: SimulatedEditor, round: number): void {
