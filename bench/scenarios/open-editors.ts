@@ -51,10 +51,14 @@ interface Plan {
   setups: Setup[];
 }
 
-function setupsFromEnv(): Setup[] {
+/**
+ * The configurations: BENCH_EDITORS_SERVERS, else every server on SQLite and Folio's two transports
+ * on PostgreSQL (the peers keep their own stores, so a --pg run would only measure them again).
+ */
+function setupsFromEnv(backend: BenchContext["backend"]): Setup[] {
   const servers = process.env.BENCH_EDITORS_SERVERS
     ? process.env.BENCH_EDITORS_SERVERS.split(",").map((id) => id.trim()).filter((id): id is ServerId => (SERVER_IDS as readonly string[]).includes(id))
-    : [...SERVER_IDS];
+    : SERVER_IDS.filter((id) => backend === "sqlite" || id.startsWith("folio"));
   const cursors = process.env.BENCH_EDITORS_CURSORS;
   if (cursors === "1") return servers.map((server) => ({ server, cursors: true }));
   const plain = servers.map((server) => ({ server, cursors: false }));
@@ -150,7 +154,7 @@ function planFor(context: BenchContext): Plan {
     warmupMs: positiveFromEnv("BENCH_EDITORS_WARMUP_MS", plan.warmupMs),
     measureMs: positiveFromEnv("BENCH_EDITORS_MEASURE_MS", plan.measureMs),
     instances: process.env.BENCH_EDITORS_INSTANCES === "2" ? 2 : 1,
-    setups: setupsFromEnv(),
+    setups: setupsFromEnv(context.backend),
   };
 }
 
