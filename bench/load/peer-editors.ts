@@ -23,6 +23,9 @@
  * behind) and is acknowledged by the op ack; an editor has a change when the op with the typist's
  * (src, seq) arrives. Cursors: ShareDB presence on the channel `docs.<id>` (`p`, subscribed with `ps`).
  *
+ * A WebSocket that closes during a run is not reopened: it counts as a socket error, a change of its
+ * typist still unacknowledged fails, and what its editor misses counts as never arrived (infinite).
+ *
  * IPC: → ready ← start {startAt} → result (delays computed here), as bench/load/editors.ts.
  */
 import * as decoding from "lib0/decoding";
