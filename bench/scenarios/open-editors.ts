@@ -77,11 +77,16 @@ export interface Setup {
   cursors: boolean;
 }
 
+/** The installed version of a peer's package, as its package.json says. */
+function installed(name: string): string {
+  return (JSON.parse(readFileSync(new URL(`../../node_modules/${name}/package.json`, import.meta.url), "utf8")) as { version: string }).version;
+}
+
 const SERVER_LABEL: Record<ServerId, string> = {
   "folio-poll": "Folio, long poll",
   "folio-stream": "Folio, event stream",
-  hocuspocus: "Hocuspocus 4.7.0",
-  sharedb: "ShareDB 5.2.2",
+  hocuspocus: `Hocuspocus ${installed("@hocuspocus/server")}`,
+  sharedb: `ShareDB ${installed("sharedb")}`,
 };
 
 /** What each server keeps of a change when it acknowledges it (docs/benchmarks.md, the side-by-side table). */
