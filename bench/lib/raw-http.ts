@@ -27,11 +27,18 @@ export class RawConnection {
   /** Body length of the current answer once its head is parsed; -1 before. */
   private bodyLength = -1;
   private stopped = false;
+  /** Where reads, errors and the close go once the socket was handed over ({@link handOver}). */
+  private handedTo: { read: (bytes: Buffer) => void; end: (error: Error) => void } | undefined;
 
   constructor(
     private readonly host: string,
     private readonly port: number,
   ) {}
+
+  /** `http://<host>:<port>` of this connection. */
+  get origin(): string {
+    return `http://${this.host}:${this.port}`;
+  }
 
   static forOrigin(origin: string): RawConnection {
     const url = new URL(origin);
@@ -55,6 +62,21 @@ export class RawConnection {
     (this.socket ?? this.open()).write(head);
   }
 
+  /**
+   * Hands this connection's open socket to another reader (an event stream on the connection that
+   * opened the document, as a browser's EventSource reuses an idle keep-alive connection): from here
+   * on every read goes to `read`, an error or the close to `end`, and this connection is stopped.
+   * Undefined (nothing handed over) when no socket is open or a request is in flight.
+   */
+  handOver(read: (bytes: Buffer) => void, end: (error: Error) => void): Socket | undefined {
+    const socket = this.socket;
+    if (!socket || socket.destroyed || socket.connecting || this.pending) return undefined;
+    this.handedTo = { read, end };
+    this.socket = undefined;
+    this.stopped = true;
+    return socket;
+  }
+
   /** Ends the connection; a request in flight fails with "stopped", later ones too. */
   stop(): void {
     this.stopped = true;
@@ -75,14 +97,16 @@ export class RawConnection {
       onread: {
         buffer: READ_BUFFER,
         callback: (length: number, buffer: Uint8Array) => {
-          this.onRead(buffer as Buffer, length);
+          if (this.handedTo) this.handedTo.read((buffer as Buffer).subarray(0, length));
+          else this.onRead(buffer as Buffer, length);
           return true;
         },
       },
     });
     this.socket = socket;
-    socket.on("error", (error) => this.fail(error));
+    socket.on("error", (error) => (this.handedTo ? this.handedTo.end(error) : this.fail(error)));
     socket.on("close", () => {
+      if (this.handedTo) return this.handedTo.end(new Error("connection closed"));
       if (this.socket === socket) this.socket = undefined;
       this.fail(new Error("connection closed"));
     });

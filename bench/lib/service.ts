@@ -189,3 +189,19 @@ export async function startBaseline(name: "bare-fastify" | "bare-sqlite", tmp: s
     timeoutMs: 60_000,
   });
 }
+
+/** Starts a peer server of the open-editors scenario (bench/baselines/<name>.ts) through tsx, pinned like the service; GET / answers 200. */
+export async function startPeer(name: "hocuspocus" | "sharedb", tmp: string): Promise<ServerHandle> {
+  const n = ++services;
+  const dir = join(tmp, `peer-${n}`);
+  mkdirSync(dir, { recursive: true });
+  return spawnServer({
+    name,
+    nodeArgs: [...SERVICE_NODE_FLAGS, "--import", TSX_IMPORT, join(REPO_ROOT, `bench/baselines/${name}.ts`)],
+    env: { BENCH_DB: join(dir, "peer.db"), NODE_PATH: join(REPO_ROOT, "node_modules") },
+    cwd: REPO_ROOT,
+    readiness: "log",
+    healthPath: "/",
+    timeoutMs: 60_000,
+  });
+}

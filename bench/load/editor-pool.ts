@@ -15,6 +15,7 @@
 import { sleep, wallNow } from "../lib/child.js";
 import { API } from "../lib/http.js";
 import { integerAfter, rawRequest, RawConnection } from "../lib/raw-http.js";
+import { RawEventStream } from "../lib/raw-sse.js";
 import { DocState, afterAccepted, afterFeed, replaceLine, type ChangeFeedBody } from "../lib/replica.js";
 import { waitUntil } from "./authors-shared.js";
 
@@ -27,6 +28,8 @@ export interface FollowedDocument {
   contentPath: string;
   /** The long poll's path up to its `since` value. */
   feedPath: string;
+  /** The event stream's path up to its `since` value. */
+  streamPath: string;
   cache: Map<number, DocState>;
   /** Versions kept for sharing (a state not yet built keeps its answer's body). */
   cacheSize: number;
@@ -44,8 +47,13 @@ export interface SimulatedEditor {
   /** The text of the last feed answer: the feed is asked from its version, as the SDK's client does. */
   feedBase: DocState;
   feed: RawConnection;
+  /** Transport "stream": its Server-Sent Events stream (the feed connection then only opened the document). */
+  stream: RawEventStream | undefined;
   /** Typists only. */
   patch: RawConnection | undefined;
+  /** Typists only, with cursors on: where its cursor updates go (PUT …/presence/<clientId>). */
+  presence: RawConnection | undefined;
+  presenceInFlight: boolean;
   seq: number;
   inFlight: boolean;
   /** When its view reached which version. */
@@ -57,6 +65,7 @@ export function followedDocument(id: string, waitSeconds: number, initial: DocSt
     id,
     contentPath: `${API}/documents/${id}/content`,
     feedPath: `${API}/documents/${id}/changes?wait=${waitSeconds}&since=`,
+    streamPath: `${API}/documents/${id}/events?since=`,
     cache: new Map([[initial.version, initial]]),
     cacheSize,
     maxVersion: initial.version,
@@ -67,7 +76,7 @@ export function followedDocument(id: string, waitSeconds: number, initial: DocSt
 export function simulatedEditor(doc: FollowedDocument, line: number, clientId: string, origin: string): SimulatedEditor {
   const initial = doc.cache.get(doc.maxVersion)!;
   const feed = RawConnection.forOrigin(origin);
-  return { doc, line, clientId, state: initial, feedBase: initial, feed, patch: undefined, seq: 0, inFlight: false, view: { versions: [], times: [] } };
+  return { doc, line, clientId, state: initial, feedBase: initial, feed, stream: undefined, patch: undefined, presence: undefined, presenceInFlight: false, seq: 0, inFlight: false, view: { versions: [], times: [] } };
 }
 
 /** When the typists tick: typist i's k-th tick is due at startAt + (k + phase(i)) × intervalMs, the last before `endAt`. */
@@ -98,6 +107,11 @@ export class EditorPool {
   feedAnswers = 0;
   feedAnswersInWindow = 0;
   feedErrors = 0;
+  /** Transport "stream": `event: presence` frames received in the window (all editors together). */
+  presenceFramesInWindow = 0;
+  /** Cursor updates (PUT …/presence) sent, and their answers by status. */
+  presenceSent = 0;
+  readonly presenceStatuses: Record<string, number> = {};
   windowStart = Number.POSITIVE_INFINITY;
   windowEnd = Number.POSITIVE_INFINITY;
   private feedsStopped = false;
@@ -128,10 +142,46 @@ export class EditorPool {
     );
   }
 
-  /** Starts every editor's long poll and resolves once all feed connections are open. */
-  async follow(): Promise<void> {
-    for (const editor of this.editors) this.poll(editor);
-    await waitUntil(() => this.editors.every((editor) => editor.feed.connected), 60_000, "feed connections");
+  /**
+   * Starts every editor's long poll (or, with "stream", its event stream on the keep-alive connection
+   * that opened the document, as a browser's EventSource reuses it: one socket per editor either way)
+   * and resolves once all are open.
+   */
+  async follow(transport: "poll" | "stream" = "poll"): Promise<void> {
+    if (transport === "poll") {
+      for (const editor of this.editors) this.poll(editor);
+      await waitUntil(() => this.editors.every((editor) => editor.feed.connected), 60_000, "feed connections");
+      return;
+    }
+    for (const editor of this.editors) this.listen(editor, editor.feed);
+    await waitUntil(() => this.editors.every((editor) => editor.stream?.opened === true), 120_000, "event streams");
+  }
+
+  /**
+   * Cursors: every typist sends its cursor (PUT …/presence/<clientId> with `{"state":{"cursor":…}}`)
+   * once per `plan.intervalMs`, half an interval after its patches, on a connection of its own,
+   * skipping a tick while the previous one is in flight. Returns its stop.
+   */
+  startCursorTicker(typists: readonly SimulatedEditor[], plan: TickPlan): () => void {
+    let round = 0;
+    let cursor = 0;
+    const dueAt = () => plan.startAt + (round + 0.5 + plan.phase(typists[cursor]!, cursor)) * plan.intervalMs;
+    let ticker: NodeJS.Timeout | undefined;
+    const tick = () => {
+      const now = wallNow();
+      for (let due = dueAt(); due <= now; due = dueAt()) {
+        if (due >= plan.endAt || now > this.hardEnd) return;
+        const typist = typists[cursor]!;
+        if (!typist.presenceInFlight) this.sendCursor(typist, round);
+        if (++cursor === typists.length) {
+          cursor = 0;
+          round++;
+        }
+      }
+      ticker = setTimeout(tick, Math.max(0, dueAt() - wallNow()));
+    };
+    if (typists.length > 0) ticker = setTimeout(tick, Math.max(0, plan.startAt - wallNow()));
+    return () => clearTimeout(ticker);
   }
 
   /** One ticker for all typists (none: no ticker); returns its stop. */
@@ -178,7 +228,9 @@ export class EditorPool {
     this.patchesStopped = true;
     for (const editor of this.editors) {
       editor.feed.stop();
+      editor.stream?.stop();
       editor.patch?.stop();
+      editor.presence?.stop();
     }
   }
 
@@ -235,6 +287,58 @@ export class EditorPool {
       this.pollSoon(editor);
     });
   }
+
+  /**
+   * Holds the editor's event stream from its feed base, first on the connection that opened its
+   * document (`over`); reopens it on a new connection (from the newest version seen) when it ends.
+   */
+  private listen(editor: SimulatedEditor, over?: RawConnection): void {
+    if (this.feedsStopped || wallNow() > this.hardEnd) return;
+    const { doc } = editor;
+    const origin = editor.feed.origin;
+    const stream = RawEventStream.forOrigin(origin, {
+      onOpen: () => undefined,
+      onEvent: (event, id, data) => {
+        const at = wallNow();
+        if (event === "presence") {
+          if (this.inWindow(at)) this.presenceFramesInWindow++;
+          return;
+        }
+        if (event !== "change" || id < 0) return;
+        this.feedAnswers++;
+        if (this.inWindow(at)) this.feedAnswersInWindow++;
+        const atSince = editor.feedBase;
+        let state = doc.cache.get(id);
+        if (!state) {
+          // Built when first needed, from this frame's ops on the text at the stream's previous version.
+          const kept = Buffer.from(data);
+          state = this.remember(doc, new DocState(id, () => afterFeed(atSince, JSON.parse(kept.toString()) as ChangeFeedBody).lines));
+        }
+        editor.feedBase = state;
+        this.adopt(editor, state, at);
+      },
+      onEnd: (error) => {
+        if (this.feedsStopped) return;
+        if (++this.feedErrors < 5) process.stderr.write(`stream error: ${error.message}\n`);
+        setTimeout(() => this.listen(editor), 50);
+      },
+    });
+    editor.stream = stream;
+    if (over) stream.openOn(over, doc.streamPath + editor.feedBase.version);
+    else stream.open(doc.streamPath + editor.feedBase.version);
+  }
+
+  private sendCursor(typist: SimulatedEditor, round: number): void {
+    typist.presenceInFlight = true;
+    this.presenceSent++;
+    const body = `{"displayName":"${typist.clientId}","state":{"cursor":{"line":${typist.line},"column":${(round * 7) % 40}}}}`;
+    typist.presence!.request("PUT", `${API}/documents/${typist.doc.id}/presence/${typist.clientId}`, body, (error, status) => {
+      typist.presenceInFlight = false;
+      this.countPresence(error ? (this.patchesStopped ? "aborted" : "error") : status);
+    });
+  }
+
+  private countPresence = (key: string | number): number => (this.presenceStatuses[key] = (this.presenceStatuses[key] ?? 0) + 1);
 
   private resync(editor: SimulatedEditor): void {
     this.resyncs++;

@@ -40,6 +40,10 @@ export interface EditorsConfig {
   typingShare: number;
   seed: number;
   intervalMs: number;
+  /** How editors follow their document: a held long poll (the default) or one event stream each. */
+  transport?: "poll" | "stream";
+  /** Every typist also sends its cursor (PUT …/presence) once per `intervalMs`. */
+  cursors?: boolean;
   waitSeconds: number;
   warmupMs: number;
   measureMs: number;
@@ -65,6 +69,11 @@ export interface EditorsResult {
   ticks: number;
   feedAnswersInWindow: number;
   feedErrors: number;
+  /** Stream only: `event: presence` frames received in the window. */
+  presenceFramesInWindow: number;
+  /** Cursor updates sent (whole run) and their answers by status. */
+  presenceSent: number;
+  presenceStatuses: Record<string, number>;
   loadEventLoopP99Ms: number;
   openMs: number;
 }
@@ -142,14 +151,17 @@ runChild<EditorsConfig, EditorsResult>(async (config) => {
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   const typists = order.slice(0, Math.round(editors.length * config.typingShare)).map((i) => editors[i]!);
-  for (const typist of typists) typist.patch = RawConnection.forOrigin(originOfEditor.get(typist)!);
+  for (const typist of typists) {
+    typist.patch = RawConnection.forOrigin(originOfEditor.get(typist)!);
+    if (config.cursors) typist.presence = RawConnection.forOrigin(originOfEditor.get(typist)!);
+  }
 
   const pool = new EditorPool(editors, hardEnd, (typist, seq) => `line ${typist.line} typed by ${typist.clientId}, keystroke ${seq}`);
 
   try {
     // Each editor opens its document (which opens its connections), then holds its long poll.
     await pool.open(64, (editor) => (editor.patch ? [editor.feed, editor.patch] : [editor.feed]));
-    await pool.follow();
+    await pool.follow(config.transport ?? "poll");
     const openMs = wallNow() - opened;
     await sendToParent({ type: "ready", editors: editors.length, typists: typists.length });
     const { startAt } = await fromParent<{ type: "start"; startAt: number }>("start", 300_000);
@@ -160,9 +172,12 @@ runChild<EditorsConfig, EditorsResult>(async (config) => {
     const lag = watchWindow(windowStart, windowEnd);
 
     // Typist i's k-th tick is due at startAt + (k + i / T) × interval; ticks of the window are counted.
-    const stopTicker = pool.startTicker(typists, { startAt, intervalMs: config.intervalMs, endAt: windowEnd, countFrom: windowStart, phase: (_, i) => i / typists.length });
+    const tickPlan = { startAt, intervalMs: config.intervalMs, endAt: windowEnd, countFrom: windowStart, phase: (_: SimulatedEditor, i: number) => i / typists.length };
+    const stopTicker = pool.startTicker(typists, tickPlan);
+    const stopCursors = config.cursors ? pool.startCursorTicker(typists, tickPlan) : () => undefined;
     await sleep(Math.max(0, windowEnd - wallNow()));
     stopTicker();
+    stopCursors();
     await pool.settlePatches(config.drainMs);
     // The feeds catch up (bounded): every editor of a document at its last acknowledged version.
     await pool.catchUp(Math.min(wallNow() + config.drainMs, hardEnd));
@@ -204,6 +219,9 @@ runChild<EditorsConfig, EditorsResult>(async (config) => {
       ticks: pool.ticks,
       feedAnswersInWindow: pool.feedAnswersInWindow,
       feedErrors: pool.feedErrors,
+      presenceFramesInWindow: pool.presenceFramesInWindow,
+      presenceSent: pool.presenceSent,
+      presenceStatuses: pool.presenceStatuses,
       loadEventLoopP99Ms: lag.p99Ms(),
       openMs,
     };
