@@ -2,7 +2,7 @@ import { FolioError } from "./errors.js";
 import type { FolioClient } from "./http.js";
 import { KeyLostError, keyStillOpens } from "./key-check.js";
 import type { LineCodec } from "./line-codec.js";
-import type { PatchOutcome } from "./live-state.js";
+import type { PatchSettlement } from "./live-state.js";
 import { renameWithRetry } from "./rename.js";
 import { untilAnswered, type RetryContext } from "./retrying.js";
 import type { ContentPatchRequest, Document } from "./types.js";
@@ -24,7 +24,7 @@ export class DocumentRequests {
    * ended it (a 4xx, a KeyLostError, the close). Each attempt of an encrypted document's patch first
    * makes sure its key still opens the document (key-check.ts): a stale key never writes.
    */
-  patch(request: ContentPatchRequest): Promise<PatchOutcome> {
+  patch(request: ContentPatchRequest): Promise<PatchSettlement> {
     const attempt = async (signal: AbortSignal) => {
       if (!(await keyStillOpens(this.client, this.id, this.codec, request.baseVersion, signal))) throw new KeyLostError();
       return this.client.patchContent(this.id, request, signal);

@@ -12,7 +12,7 @@ import { FeedInbox } from "./feed-inbox.js";
 import type { FolioClient } from "./http.js";
 import { KeyLostError } from "./key-check.js";
 import type { LineCodec } from "./line-codec.js";
-import { initialState, nextStep, quiet, statusOf, transition, withSync, type LiveEvent, type LiveState, type PatchOutcome, type Step } from "./live-state.js";
+import { initialState, nextStep, quiet, statusOf, transition, withSync, type LiveEvent, type LiveState, type PatchSettlement, type Step } from "./live-state.js";
 import type { LiveDocument, LiveEvents, OpenOptions, SyncStatus } from "./live-types.js";
 import { Milestones } from "./milestones.js";
 import { ownBefore } from "./own-text.js";
@@ -92,7 +92,7 @@ export class LiveDocumentImpl implements LiveDocument {
       apply: (event: LiveEvent) => this.apply(event),
       keep: (entry: PendingEntry) => this.keeper.changed(entry),
       moveTo: (moved: Moved, entry: PendingEntry) => this.moveTo(moved, entry),
-      answered: (outcome: PatchOutcome) => {
+      answered: (outcome: PatchSettlement) => {
         this.apply({ type: "answered", outcome });
         this.wake();
       },

@@ -38,11 +38,11 @@ export type Phase =
   | { readonly kind: "idle" }
   | { readonly kind: "parked" }
   | { readonly kind: "sending" }
-  | { readonly kind: "answered"; readonly outcome: PatchOutcome }
+  | { readonly kind: "answered"; readonly outcome: PatchSettlement }
   | { readonly kind: "closed" };
 
 /** How a patch's request ended: an answer (200 or 409 ContentConflict), or the error it threw. */
-export type PatchOutcome = { readonly answer: PatchAnswer } | { readonly error: unknown };
+export type PatchSettlement = { readonly answer: PatchAnswer } | { readonly error: unknown };
 
 export interface LiveState {
   readonly phase: Phase;
@@ -65,7 +65,7 @@ export type LiveEvent =
   | { readonly type: "sent" }
   | { readonly type: "seen"; readonly version: number }
   | { readonly type: "announced"; readonly version: number }
-  | { readonly type: "answered"; readonly outcome: PatchOutcome }
+  | { readonly type: "answered"; readonly outcome: PatchSettlement }
   | { readonly type: "taken" }
   /** A 4xx answer other than 409 ContentConflict (`status` 0: an error without one). */
   | { readonly type: "refused"; readonly status: number }
@@ -162,7 +162,7 @@ export interface Work {
 }
 
 export type Step =
-  | { readonly do: "take"; readonly outcome: PatchOutcome }
+  | { readonly do: "take"; readonly outcome: PatchSettlement }
   | { readonly do: "apply-feed" }
   | { readonly do: "reload" }
   | { readonly do: "resend" }

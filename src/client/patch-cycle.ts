@@ -7,7 +7,7 @@ import type { DocumentRequests } from "./document-requests.js";
 import { FolioError } from "./errors.js";
 import { KeyLostError } from "./key-check.js";
 import type { LineCodec } from "./line-codec.js";
-import type { LiveEvent, LiveState, PatchOutcome } from "./live-state.js";
+import type { LiveEvent, LiveState, PatchSettlement } from "./live-state.js";
 import type { Milestones } from "./milestones.js";
 import { assumeApplied, type PendingEntry } from "./pending-log.js";
 import { acked, conflicted, nextPatch, sent, unsent, type Moved, type SyncState } from "./sync-text.js";
@@ -23,7 +23,7 @@ export interface PatchHost {
   /** Takes a step of the texts: kept, then shown. */
   moveTo(moved: Moved, entry: PendingEntry): Promise<void>;
   /** The patch's answer came: the worker takes it. */
-  answered(outcome: PatchOutcome): void;
+  answered(outcome: PatchSettlement): void;
   lostKey(): void;
   report(error: Error): void;
   /** The status says "conflict" while someone is asked. */
@@ -75,7 +75,7 @@ export class PatchCycle {
     void this.requests.patch(request).then((outcome) => this.host.answered(outcome));
   }
 
-  async take(outcome: PatchOutcome): Promise<void> {
+  async take(outcome: PatchSettlement): Promise<void> {
     const before = this.host.state().sync;
     const base = before.inflight!.request.baseVersion;
     this.host.apply({ type: "taken" });

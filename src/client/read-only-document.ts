@@ -14,7 +14,7 @@ import { randomClientId } from "./open-document.js";
 import { PLAIN_CODEC, type LineCodec } from "./line-codec.js";
 import { PresenceChannel, type Presence, type PresencePeer, type PresenceTiming } from "./presence.js";
 import type { TextChange } from "./live-types.js";
-import { moveBy, replaceBy, serviceTextOf, type Moved, type ServiceText } from "./service-text.js";
+import { moveBy, replaceBy, serviceTextOf, type MovedText, type ServiceText } from "./service-text.js";
 
 export interface ReadOnlyOptions {
   /** The feed's long-poll wait in seconds (default 25). */
@@ -224,7 +224,7 @@ class ReadOnlyFollower implements ReadOnlyLiveDocument {
   }
 
   /** Moves to the service's next text, and tells the listeners of the change. */
-  private moveTo(moved: Moved): void {
+  private moveTo(moved: MovedText): void {
     const from = this.version;
     this.current = moved.next;
     const step = moved.changes.desc;

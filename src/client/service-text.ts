@@ -31,7 +31,7 @@ export function withWire(codec: LineCodec, version: number, wire: readonly strin
 }
 
 /** A text moved on by the service's ops (against its wire lines), with the same change in characters. */
-export interface Moved {
+export interface MovedText {
   readonly next: ServiceText;
   /** The change of the shown text, diffed by characters inside the lines the ops touch. */
   readonly changes: ChangeSet;
@@ -42,7 +42,7 @@ export interface Moved {
  * do not apply (a range outside the text). Costs the ops' lines, and a copy of the line array.
  * `hints` choose between readings of the ops that give the same text (see changesOfLineOps).
  */
-export function moveBy(codec: LineCodec, from: ServiceText, ops: readonly NormalizedOp[], version: number, checksum?: string, hints?: AlignHints): Moved | undefined {
+export function moveBy(codec: LineCodec, from: ServiceText, ops: readonly NormalizedOp[], version: number, checksum?: string, hints?: AlignHints): MovedText | undefined {
   const applied = applyRebased(from.wire, ops);
   if (!applied.ok) return undefined;
   const changes = changesOfLineOps(from.text, codec.decodeOps(applied.ops), undefined, undefined, hints);
@@ -51,7 +51,7 @@ export function moveBy(codec: LineCodec, from: ServiceText, ops: readonly Normal
 }
 
 /** The text replaced by the service's whole `wire` lines (a reload, a full feed answer): the change is diffed. */
-export function replaceBy(codec: LineCodec, from: ServiceText, wire: readonly string[], version: number, checksum?: string): Moved {
+export function replaceBy(codec: LineCodec, from: ServiceText, wire: readonly string[], version: number, checksum?: string): MovedText {
   const next = withWire(codec, version, wire, checksum);
   return { next, changes: changesToLines(from.text, next.text.toJSON()) };
 }

@@ -14,7 +14,7 @@ import {
 } from "./taiga-shapes.js";
 import { TaigaTransport, type TrackerCallObserver } from "./taiga-transport.js";
 import type {
-  TicketKind,
+  TaigaTicketPath,
   TrackerCredentials,
   TrackerProject,
   TrackerSession,
@@ -37,8 +37,8 @@ export interface TaigaClientOptions {
   observe?: TrackerCallObserver;
 }
 
-const KIND_NAME: Readonly<Record<TicketKind, string>> = { userstories: "user story", tasks: "task" };
-const STATUS_PATH: Readonly<Record<TicketKind, string>> = { userstories: "/userstory-statuses", tasks: "/task-statuses" };
+const KIND_NAME: Readonly<Record<TaigaTicketPath, string>> = { userstories: "user story", tasks: "task" };
+const STATUS_PATH: Readonly<Record<TaigaTicketPath, string>> = { userstories: "/userstory-statuses", tasks: "/task-statuses" };
 const MAX_SLUG = 255;
 
 /**
@@ -97,7 +97,7 @@ export class TaigaClient {
   }
 
   /** `GET /projects/by_slug`, then `GET /<kind>/by_ref`. */
-  async readTicket(token: string, kind: TicketKind, slug: string, ref: number): Promise<TrackerTicketDetail> {
+  async readTicket(token: string, kind: TaigaTicketPath, slug: string, ref: number): Promise<TrackerTicketDetail> {
     const signal = this.#deadline();
     return toTicketDetail(await this.#ticketByRef(token, kind, slug, ref, signal));
   }
@@ -106,7 +106,7 @@ export class TaigaClient {
    * Looks the ticket up by slug and ref, then `PATCH /<kind>/<id>` with `{status, version}`. Taiga's
    * optimistic lock decides; a rejection is passed on and never retried.
    */
-  async changeTicketStatus(token: string, kind: TicketKind, slug: string, ref: number, change: TrackerStatusChange): Promise<TrackerTicketDetail> {
+  async changeTicketStatus(token: string, kind: TaigaTicketPath, slug: string, ref: number, change: TrackerStatusChange): Promise<TrackerTicketDetail> {
     const body = { status: wholeNumber(change.status, "status"), version: wholeNumber(change.version, "version") };
     const signal = this.#deadline();
     const ticket = await this.#ticketByRef(token, kind, slug, ref, signal);
@@ -119,7 +119,7 @@ export class TaigaClient {
   }
 
   /** `GET /projects/by_slug`, then `GET /userstory-statuses` or `/task-statuses` of that project. */
-  async listStatuses(token: string, kind: TicketKind, slug: string): Promise<TrackerStatus[]> {
+  async listStatuses(token: string, kind: TaigaTicketPath, slug: string): Promise<TrackerStatus[]> {
     const signal = this.#deadline();
     const project = await this.#projectBySlug(token, slug, signal);
     const answer = await this.#transport.send({
@@ -144,7 +144,7 @@ export class TaigaClient {
     });
   }
 
-  async #ticketByRef(token: string, kind: TicketKind, slug: string, ref: number, signal: AbortSignal): Promise<TaigaTicket> {
+  async #ticketByRef(token: string, kind: TaigaTicketPath, slug: string, ref: number, signal: AbortSignal): Promise<TaigaTicket> {
     if (!Number.isSafeInteger(ref) || ref < 1) throw new ServiceError("invalid-request", "ref must be a whole number of at least 1");
     const project = await this.#projectBySlug(token, slug, signal);
     return this.#transport.send({

@@ -8,7 +8,7 @@ import type * as Wire from "../api/tracker.js";
  */
 
 /** The two ticket types the proxy offers; the value is also Taiga's path segment. */
-export type TicketKind = "userstories" | "tasks";
+export type TaigaTicketPath = "userstories" | "tasks";
 
 export type TrackerSession = Static<typeof Wire.TrackerSession>;
 export type TrackerProject = Static<typeof Wire.TrackerProject>;

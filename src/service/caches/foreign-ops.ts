@@ -8,7 +8,7 @@ import { ServiceError } from "../service-error.js";
 const KEPT_BASES = 64;
 
 /** The composed ops of the versions in `(base, through]`, for a base the kept compositions are keyed by. */
-export interface Composition {
+export interface ForeignComposition {
   through: number;
   ops: NormalizedOp[];
   /** Its share of the head cache's budget, worked out when the entry is cached, not per patch. */
@@ -38,7 +38,7 @@ export interface VersionsAfter {
  */
 export class ForeignOps {
   /** By base, the most recently used last. */
-  private readonly byBase = new Map<number, Composition>();
+  private readonly byBase = new Map<number, ForeignComposition>();
   private window: BaseWindow | undefined;
 
   /** @param reach how far behind the head a kept base may lie: the versions the head cache keeps in memory */
