@@ -1,5 +1,5 @@
 import type { Store } from "../storage/store.js";
-import type { ChangeHub, WakeReason } from "./change-hub.js";
+import type { ChangeHub } from "./change-hub.js";
 import { ChangesSince, type ChangeFeedView } from "./changes-since.js";
 import type { Clock } from "./clock.js";
 import type { HeadTexts } from "./document-text.js";
@@ -25,9 +25,6 @@ export interface NextAnswerOptions {
   /** Ends the wait at once when it aborts (the client went away, the stream ended): `undefined`, as at the deadline. */
   signal?: AbortSignal | undefined;
 }
-
-/** One wait in the hub: its wake-up as a promise, and how to end it early. */
-type Wait = { readonly woken: Promise<WakeReason>; readonly cancel: () => void };
 
 /**
  * The change feed, for the long poll and the event stream alike. It works on the history, not on
@@ -68,7 +65,7 @@ export class ChangeFeed {
       const mayWait = remaining > 0 && signal?.aborted !== true;
       const step = this.reads.next(id, since, mayWait, wokenFor);
       // Registered before the read, so that a commit between the read and the wait is not missed.
-      const wait = mayWait ? waitIn(hub, id, since, remaining, signal) : undefined;
+      const wait = mayWait ? hub.wait(id, since, remaining, signal) : undefined;
       let answer: ChangeFeedView | undefined;
       try {
         // "wait" reads nothing; only a request that may wait is told to, so a wait is registered.
@@ -82,7 +79,7 @@ export class ChangeFeed {
         events?.feedAnswer(answer === undefined ? "none" : answer.ops ? "ops" : "content");
         return answer;
       }
-      // A wake-up during the read is kept by the promise until here.
+      // A wake-up during the read (or the signal's abort) is kept by the promise until here.
       const reason = await wait.woken;
       if (reason.kind !== "changed") {
         events?.feedAnswer("none");
@@ -92,23 +89,6 @@ export class ChangeFeed {
       events?.feedWakeup();
     }
   }
-}
-
-/**
- * One wait in the hub as a promise, ended at once (the hub told "aborted") when `signal` aborts;
- * the abort listener goes with the wait, so a stream's signal, waited on again and again, holds at
- * most one.
- */
-function waitIn(hub: ChangeHub, id: string, since: number, timeoutMs: number, signal: AbortSignal | undefined): Wait {
-  let cancel!: () => void;
-  const woken = new Promise<WakeReason>((resolve) => {
-    cancel = hub.wait(id, since, timeoutMs, (reason) => {
-      signal?.removeEventListener("abort", cancel);
-      resolve(reason);
-    });
-  });
-  signal?.addEventListener("abort", cancel);
-  return { woken, cancel };
 }
 
 /** What a poll fails with: the error thrown, or one that carries a thrown non-error as its cause. */
