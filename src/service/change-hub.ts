@@ -3,23 +3,74 @@ import { systemClock, type Clock, type Timer } from "./clock.js";
 /** Why a wait ended; `version` 0 means a wake-all after lost notices (re-read, nothing shared). */
 export type WakeReason = { kind: "changed"; version: number } | { kind: "timeout" } | { kind: "closed" } | { kind: "aborted" };
 
-interface Waiter {
-  /** The newest version the waiting client has: a commit at or below it is no news to it. */
-  since: number;
-  settle: (reason: WakeReason) => void;
-}
-
 /** How many documents' newest notified versions the hub remembers (the oldest noted is forgotten first). */
 export const KNOWN_HEADS = 10_000;
 
-/** Told once, when a wait ends, why it ended. It must not throw: it runs in a microtask of its own. */
-export type Wake = (reason: WakeReason) => void;
+/** One wait in the hub: why it ended, once it ends, and how to end it early. */
+export interface HubWait {
+  /** Settles once, with why the wait ended (never rejects). */
+  readonly woken: Promise<WakeReason>;
+  /** Ends the wait early (`woken` settles with "aborted"); once it ended, does nothing. */
+  cancel(): void;
+}
 
-/** Ends a wait early (its `wake` is told "aborted"); once it ended, a call does nothing. */
-export type CancelWait = () => void;
+const TIMEOUT: WakeReason = { kind: "timeout" };
+const CLOSED: WakeReason = { kind: "closed" };
+const ABORTED: WakeReason = { kind: "aborted" };
 
-/** What {@link ChangeHub.wait} returns for a wait the closed hub refuses: nothing to end. */
-const NOTHING_TO_CANCEL: CancelWait = () => undefined;
+/** What {@link ChangeHub.wait} returns for a wait the closed hub refuses: ended already. */
+const REFUSED: HubWait = { woken: Promise.resolve(CLOSED), cancel: () => undefined };
+
+/** What the hub and its waiters share: the waits under way by document, and how many timers they hold. */
+interface HubState {
+  readonly waiters: Map<string, Set<Waiter>>;
+  timers: number;
+}
+
+/**
+ * One wait: an entry in its document's set, a timer, and the abort listener on its signal, all gone
+ * when it ends. Itself the listener (`handleEvent`), so that a wait on a signal costs no closure.
+ */
+class Waiter implements HubWait {
+  readonly woken: Promise<WakeReason>;
+  private resolve!: (reason: WakeReason) => void;
+  private readonly timer: Timer;
+
+  constructor(
+    /** The newest version the waiting client has: a commit at or below it is no news to it. */
+    readonly since: number,
+    private readonly documentId: string,
+    private readonly set: Set<Waiter>,
+    private readonly state: HubState,
+    clock: Clock,
+    timeoutMs: number,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.woken = new Promise((resolve) => (this.resolve = resolve));
+    this.timer = clock.timer(timeoutMs, () => this.settle(TIMEOUT));
+    state.timers++;
+    set.add(this);
+    signal?.addEventListener("abort", this);
+  }
+
+  settle(reason: WakeReason): void {
+    if (!this.set.delete(this)) return;
+    if (this.set.size === 0 && this.state.waiters.get(this.documentId) === this.set) this.state.waiters.delete(this.documentId);
+    this.timer.cancel();
+    this.state.timers--;
+    this.signal?.removeEventListener("abort", this);
+    this.resolve(reason);
+  }
+
+  cancel(): void {
+    this.settle(ABORTED);
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    this.settle(ABORTED);
+  }
+}
 
 /**
  * Wakes the waiters of one document when it changes. A wake is only a hint that the store has
@@ -28,7 +79,8 @@ const NOTHING_TO_CANCEL: CancelWait = () => undefined;
  * shutdown); nothing polls the database.
  */
 export class ChangeHub {
-  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly state: HubState = { waiters: new Map(), timers: 0 };
+  private readonly waiters = this.state.waiters;
   /**
    * Documents woken within their window: the window began with a wake-up to `base`, and commits
    * meanwhile are gathered into `version` (see {@link notify}).
@@ -36,7 +88,6 @@ export class ChangeHub {
   private readonly windows = new Map<string, { base: number; version: number; timer: Timer }>();
   /** The newest version noticed per document since the last {@link wakeAll} (see {@link knownVersion}). */
   private readonly heads = new Map<string, number>();
-  private timers = 0;
   private closed = false;
 
   private readonly msPerWaiter: number;
@@ -57,38 +108,21 @@ export class ChangeHub {
 
   /**
    * Registers a wait, at once, until `documentId` changes past `since`, `timeoutMs` passes, the
-   * wait is cancelled or the hub closes; `wake` is then called once with the reason, in a microtask
-   * (so that it may wait again at once: the hub is not in the middle of a wake-up loop then, and the
-   * window a notice opens is open). Register before reading the store,
-   * so that no commit falls between the two. A callback rather than a promise: a wait is held for as
-   * long as a long poll, and a promise with its resolvers (and the async functions suspended on it)
-   * would be that much more memory per held poll, for the young generation to copy.
+   * wait is cancelled, `signal` aborts or the hub closes; `woken` then settles with the reason (what
+   * awaits it goes on in a microtask, so that it may wait again at once: the hub is not in the middle
+   * of a wake-up loop then, and the window a notice opens is open). Register before reading the
+   * store, so that no commit falls between the two.
    */
-  wait(documentId: string, since: number, timeoutMs: number, wake: Wake): CancelWait {
-    if (this.closed) {
-      queueMicrotask(() => wake({ kind: "closed" }));
-      return NOTHING_TO_CANCEL;
-    }
+  wait(documentId: string, since: number, timeoutMs: number, signal?: AbortSignal): HubWait {
+    if (this.closed) return REFUSED;
     let waiters = this.waiters.get(documentId);
     if (!waiters) {
       waiters = new Set();
       this.waiters.set(documentId, waiters);
     }
-    const set = waiters;
-    const timer = this.clock.timer(timeoutMs, () => waiter.settle({ kind: "timeout" }));
-    this.timers++;
-    const waiter: Waiter = {
-      since,
-      settle: (reason) => {
-        if (!set.delete(waiter)) return;
-        if (set.size === 0 && this.waiters.get(documentId) === set) this.waiters.delete(documentId);
-        timer.cancel();
-        this.timers--;
-        queueMicrotask(() => wake(reason));
-      },
-    };
-    set.add(waiter);
-    return () => waiter.settle({ kind: "aborted" });
+    const waiter = new Waiter(since, documentId, waiters, this.state, this.clock, timeoutMs, signal);
+    if (signal?.aborted) waiter.cancel();
+    return waiter;
   }
 
   /**
@@ -181,13 +215,13 @@ export class ChangeHub {
     this.closed = true;
     for (const window of this.windows.values()) window.timer.cancel();
     this.windows.clear();
-    for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.settle({ kind: "closed" });
+    for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.settle(CLOSED);
   }
 
   /** For tests and metrics: waits under way and timers they hold. */
   stats(): { documents: number; waiters: number; timers: number } {
     let waiters = 0;
     for (const set of this.waiters.values()) waiters += set.size;
-    return { documents: this.waiters.size, waiters, timers: this.timers };
+    return { documents: this.waiters.size, waiters, timers: this.state.timers };
   }
 }

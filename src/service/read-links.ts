@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Store } from "../storage/store.js";
-import type { ChangeFeed, ChangeFeedView, Departure } from "./change-feed.js";
+import type { ChangeFeed, ChangeFeedView } from "./change-feed.js";
 import type { Clock } from "./clock.js";
 import { documentNotFound, type DocumentService, type DocumentView, type HistoryAt, type HistoryEntryView } from "./documents.js";
 import type { PresenceEntry, Presence } from "./presence.js";
@@ -83,11 +83,12 @@ export class ReadLinks {
   /**
    * The document's change feed: the very answer its own feed gives (one waiter among the
    * document's, sharing its reads and wake-ups). A feed answer carries no document id. A link
-   * revoked or replaced while the request waited delivers nothing more: 404.
+   * revoked or replaced while the request waited delivers nothing more: 404. `signal` ends the wait
+   * at once (`undefined`), as it does the feed's.
    */
-  async changes(readId: string, since: number, waitSeconds: number, departure?: Departure): Promise<ChangeFeedView | undefined> {
+  async changes(readId: string, since: number, waitSeconds: number, signal?: AbortSignal): Promise<ChangeFeedView | undefined> {
     const documentId = await this.documentOf(readId);
-    const answer = await this.hidingId(readId, documentId, () => this.options.feed.changes(documentId, since, waitSeconds, departure));
+    const answer = await this.hidingId(readId, documentId, () => this.options.feed.next(documentId, since, { waitSeconds, signal }));
     if (answer && (await this.stillLinked(answer, readId)) !== documentId) throw noReadLink(readId);
     return answer;
   }

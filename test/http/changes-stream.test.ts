@@ -72,6 +72,25 @@ describe("GET /documents/{documentId}/events", () => {
     expect(t.services.hub.stats()).toEqual(IDLE_HUB);
   });
 
+  it("wakes a waiting long poll and a waiting stream at one since with one commit, and both carry the same bytes", async () => {
+    const client = new FeedClient(t.app);
+    const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
+    const events = await stream(id, 1);
+    expect(await events.next()).toEqual(OPEN);
+    await untilWaiting(t.services.hub, 1, OVER_HTTP);
+    const poll = client.changes(id, 1, 30);
+    await untilWaiting(t.services.hub, 2, OVER_HTTP);
+
+    expectStatus(await client.patch(id, { baseVersion: 1, base: "a", seq: 1, ...sender, ops: [{ op: "insert", index: 1, lines: ["b"] }] }), 200);
+    const answer = await poll;
+    expect(answer.statusCode).toBe(200);
+    // Both from one answer of ChangeFeed.next: the long poll's body is the frame's data, byte for byte.
+    expect(await events.next()).toEqual(change(2, answer.body));
+    events.close();
+    expect(await waitUntil(() => t.services.hub.stats().waiters === 0, OVER_HTTP)).toBe(true);
+    expect(t.services.hub.stats()).toEqual(IDLE_HUB);
+  });
+
   it("opens with a comment when nothing is new, and sends a keep-alive comment after every 15 s without a change", async () => {
     const { id } = await createDocument(t.app, { title: "Plan", content: "a" });
     const events = await stream(id, 1);

@@ -10,9 +10,8 @@ const IDLE = { documents: 0, waiters: 0, timers: 0 };
 
 /** A wait of the hub with its wake-up as a promise. */
 function waitOn(hub: ChangeHub, documentId: string, since: number, timeoutMs: number): { reason: Promise<WakeReason>; cancel: () => void } {
-  let wake: (reason: WakeReason) => void = () => undefined;
-  const reason = new Promise<WakeReason>((resolve) => (wake = resolve));
-  return { reason, cancel: hub.wait(documentId, since, timeoutMs, wake) };
+  const wait = hub.wait(documentId, since, timeoutMs);
+  return { reason: wait.woken, cancel: () => wait.cancel() };
 }
 
 describe("ChangeHub", () => {

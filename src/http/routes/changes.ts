@@ -30,7 +30,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed }> = asy
         },
       },
     },
-    // Not async: the answer is sent from the poll's callback (feed-reply.ts), nothing is held meanwhile.
-    (request, reply) => replies.send(reply, (departure, done) => feed.poll(request.params.documentId, request.query.since, request.query.wait ?? 25, departure, done)),
+    // Not async: the answer is sent from the feed's settlement (feed-reply.ts).
+    (request, reply) => replies.send(reply, (signal) => feed.next(request.params.documentId, request.query.since, { waitSeconds: request.query.wait ?? 25, signal })),
   );
 };

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { PassThrough } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ChangeFeedView, Departure, PollDone } from "../../service/change-feed.js";
+import { asError, type ChangeFeedView } from "../../service/change-feed.js";
 import type { Clock, Timer } from "../../service/clock.js";
 import type { PresenceEntry } from "../../service/presence.js";
 import type { PresenceListener } from "../../service/presence-watchers.js";
@@ -10,8 +10,11 @@ import { changeFeedJson } from "../ops-json.js";
 
 // docs/api.md, "The event stream": what a stream sends, and docs/choices.md for what the issue left open.
 
-/** What a stream's loop asks for: the next answer since `since`, waiting up to `waitSeconds` (a feed's `poll`). */
-export type StreamPoll = (since: number, waitSeconds: number, departure: Departure, done: PollDone) => void;
+/**
+ * What a stream's loop asks for: the next answer since `since`, waiting up to `waitSeconds`, or
+ * `undefined` when none came (ChangeFeed.next, ReadLinks.changes); `signal` ends the wait at once.
+ */
+export type StreamNext = (since: number, waitSeconds: number, signal: AbortSignal) => Promise<ChangeFeedView | undefined>;
 
 /** How a stream hears its document's presence list (src/service/presence-watchers.ts); returns how to stop. */
 export type StreamPresence = (listener: PresenceListener) => () => void;
@@ -44,8 +47,11 @@ const KEEP_ALIVE = Buffer.from(": keep-alive\n\n");
 interface Stream {
   out: PassThrough;
   raw: ServerResponse;
-  departure: { gone: boolean; onGone?: () => void };
+  /** Aborted when the stream ends (or its client goes): ends the wait under way in the hub at once. */
+  abort: AbortController;
+  /** While the client is behind on reading: the timer that drops it, and what lets the loop go on. */
   drain?: Timer;
+  drained?: () => void;
   /** Stops hearing the presence list. */
   stopPresence?: () => void;
   /** The newest presence list not written yet, held while the client is behind on reading. */
@@ -79,37 +85,39 @@ export class EventStreams {
     return this.open.size;
   }
 
-  /** Answers `reply` with a stream of what `poll` gives from `since` on. Not async: nothing is held but callbacks. */
-  serve(request: FastifyRequest, reply: FastifyReply, since: number, poll: StreamPoll, presence?: StreamPresence): void {
-    const departure: Stream["departure"] = { gone: false };
-    const onClose = () => {
-      departure.gone = true;
-      departure.onGone?.();
-    };
+  /** Answers `reply` with a stream of what `next` gives from `since` on. Not async: the first answer's settlement opens the stream. */
+  serve(request: FastifyRequest, reply: FastifyReply, since: number, next: StreamNext, presence?: StreamPresence): void {
+    const abort = new AbortController();
+    const onClose = () => abort.abort();
     reply.raw.on("close", onClose);
-    poll(since, 0, departure, (error, answer) => {
-      if (error) {
+    next(since, 0, abort.signal).then(
+      (answer) => {
+        if (abort.signal.aborted) return;
+        if (this.closed) return void reply.code(204).send(null);
+        const stream: Stream = { out: new PassThrough(), raw: reply.raw, abort };
+        this.open.add(stream);
+        // After a close, Fastify destroys the stream; a write then must not throw from a callback.
+        stream.out.on("error", () => undefined);
+        reply.raw.on("close", () => this.end(stream));
+        void reply
+          .code(200)
+          .header("content-type", EVENT_STREAM_MEDIA)
+          .header("cache-control", "no-store")
+          // nginx passes the stream on as it comes instead of buffering it (deploy/nginx.conf says so too).
+          .header("x-accel-buffering", "no")
+          .send(stream.out);
+        // Runs up to its first wait before returning: the first frame is on the stream before any presence frame.
+        this.loop(request, stream, next, answer ? answer.currentVersion : since, answer ? this.frame(answer) : OPENING).catch((error: unknown) => {
+          request.log.error({ err: error }, "an event stream failed");
+          this.end(stream, true);
+        });
+        if (presence && this.open.has(stream)) stream.stopPresence = presence((clients) => this.presence(stream, clients));
+      },
+      (error: unknown) => {
         reply.raw.off("close", onClose);
-        return void reply.send(error);
-      }
-      if (departure.gone) return;
-      if (this.closed) return void reply.code(204).send(null);
-      const stream: Stream = { out: new PassThrough(), raw: reply.raw, departure };
-      this.open.add(stream);
-      // After a close, Fastify destroys the stream; a write then must not throw from a callback.
-      stream.out.on("error", () => undefined);
-      reply.raw.on("close", () => this.end(stream));
-      void reply
-        .code(200)
-        .header("content-type", EVENT_STREAM_MEDIA)
-        .header("cache-control", "no-store")
-        // nginx passes the stream on as it comes instead of buffering it (deploy/nginx.conf says so too).
-        .header("x-accel-buffering", "no")
-        .send(stream.out);
-      const next = answer ? answer.currentVersion : since;
-      this.write(stream, answer ? this.frame(answer) : OPENING, () => this.loop(request, stream, poll, next));
-      if (presence && this.open.has(stream)) stream.stopPresence = presence((clients) => this.presence(stream, clients));
-    });
+        void reply.send(asError(error));
+      },
+    );
   }
 
   /**
@@ -138,41 +146,53 @@ export class EventStreams {
     for (const stream of [...this.open]) this.end(stream, stream.drain !== undefined || stream.raw.writableNeedDrain);
   }
 
-  private loop(request: FastifyRequest, stream: Stream, poll: StreamPoll, since: number): void {
-    if (!this.open.has(stream)) return;
-    poll(since, this.keepAliveSeconds, stream.departure, (error, answer) => {
+  /**
+   * Writes `first`, then asks for the next answer from `since`, waiting up to the keep-alive
+   * interval, and writes it (or a keep-alive comment), for as long as the stream is open. The next
+   * answer is asked for only once the client can take more bytes.
+   */
+  private async loop(request: FastifyRequest, stream: Stream, next: StreamNext, since: number, first: Buffer): Promise<void> {
+    let bytes = first;
+    for (;;) {
+      if (!stream.out.write(bytes)) await this.drained(stream);
       if (!this.open.has(stream)) return;
-      if (error) {
+      let answer: ChangeFeedView | undefined;
+      try {
+        answer = await next(since, this.keepAliveSeconds, stream.abort.signal);
+      } catch (error) {
+        if (!this.open.has(stream)) return;
         // A 404 here is a read link revoked or rotated meanwhile; anything else is the store's trouble.
         if ((error as { code?: unknown }).code !== "not-found") request.log.warn({ err: error }, "an event stream ended on an error");
         return this.end(stream);
       }
-      const next = answer ? answer.currentVersion : since;
-      this.write(stream, answer ? this.frame(answer) : KEEP_ALIVE, () => this.loop(request, stream, poll, next));
-    });
+      if (!this.open.has(stream)) return;
+      if (answer) since = answer.currentVersion;
+      bytes = answer ? this.frame(answer) : KEEP_ALIVE;
+    }
   }
 
-  /** Writes `bytes`, and calls `then` once the stream can take more; drops a client that reads nothing for too long. */
-  private write(stream: Stream, bytes: Buffer, then: () => void): void {
-    if (stream.out.write(bytes)) return then();
-    stream.drain = this.options.clock.timer(this.drainMs, () => {
-      stream.out.off("drain", drained);
-      this.end(stream, true);
+  /** Settles once the stream can take more bytes, or once it ended; drops a client that reads nothing for too long. */
+  private drained(stream: Stream): Promise<void> {
+    return new Promise((resolve) => {
+      const drained = () => {
+        stream.out.off("drain", drained);
+        stream.drain?.cancel();
+        stream.drain = undefined;
+        stream.drained = undefined;
+        resolve();
+      };
+      stream.drain = this.options.clock.timer(this.drainMs, () => this.end(stream, true));
+      stream.drained = drained;
+      stream.out.once("drain", drained);
     });
-    const drained = () => {
-      stream.drain?.cancel();
-      stream.drain = undefined;
-      then();
-    };
-    stream.out.once("drain", drained);
   }
 
   /** Ends a stream: its wait in the hub, its timer, its bytes (`drop`: at once, unsent ones too). */
   private end(stream: Stream, drop = false): void {
     if (!this.open.delete(stream)) return;
-    stream.departure.gone = true;
-    stream.departure.onGone?.();
-    stream.drain?.cancel();
+    stream.abort.abort();
+    // A loop held back by an unread client goes on, finds the stream ended and returns.
+    stream.drained?.();
     stream.stopPresence?.();
     if (drop) stream.out.destroy();
     else stream.out.end();

@@ -4,7 +4,7 @@ import { EventsHeaders, EventsQuery } from "../../api/changes.js";
 import { DocumentIdParams } from "../../api/documents.js";
 import { CLIENT_ID, examples } from "../../api/examples.js";
 import { EXAMPLE_READ_ID, ReadIdParams } from "../../api/read-links.js";
-import { asError, type ChangeFeed } from "../../service/change-feed.js";
+import type { ChangeFeed } from "../../service/change-feed.js";
 import type { Presence } from "../../service/presence.js";
 import type { ReadLinks } from "../../service/read-links.js";
 import { noContent, problem, shared } from "../openapi-answers.js";
@@ -62,7 +62,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed; readLink
         request,
         reply,
         since,
-        (from, wait, departure, done) => feed.poll(documentId, from, wait, departure, done),
+        (from, waitSeconds, signal) => feed.next(documentId, from, { waitSeconds, signal }),
         (listener) => presence.watch(documentId, listener),
       );
     },
@@ -91,12 +91,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ feed: ChangeFeed; readLink
     },
     (request, reply) => {
       const since = request.headers["last-event-id"] ?? request.query.since;
-      readStreams.serve(request, reply, since, (from, wait, departure, done) => {
-        readLinks.changes(request.params.readId, from, wait, departure).then(
-          (answer) => done(undefined, answer),
-          (error: unknown) => done(asError(error), undefined),
-        );
-      }, (listener) => readLinks.watchPresence(request.params.readId, listener));
+      readStreams.serve(
+        request,
+        reply,
+        since,
+        (from, waitSeconds, signal) => readLinks.changes(request.params.readId, from, waitSeconds, signal),
+        (listener) => readLinks.watchPresence(request.params.readId, listener),
+      );
     },
   );
 };

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { ChangeFeedSchema } from "../../api/changes.js";
 import { examples } from "../../api/examples.js";
-import { asError, type ChangeFeedView, type Departure, type PollDone } from "../../service/change-feed.js";
+import { asError, type ChangeFeedView } from "../../service/change-feed.js";
 import { JSON_MEDIA } from "../openapi-answers.js";
 import { changeFeedJson } from "../ops-json.js";
 import { sendJsonText } from "./json-reply.js";
@@ -31,28 +31,29 @@ export class FeedReplies {
   private readonly bodies = new WeakMap<ChangeFeedView, Buffer>();
 
   /**
-   * Answers `reply` with what `poll` tells its callback. Nothing here is an async function held
-   * while the poll waits: the route's handler returns at once, and the callback sends.
+   * Answers `reply` with what `next` resolves with (ChangeFeed.next or ReadLinks.changes). The
+   * route's handler returns at once; the promise's settlement sends.
    */
-  send(reply: FastifyReply, poll: (departure: Departure, done: PollDone) => void): void {
+  send(reply: FastifyReply, next: (signal: AbortSignal) => Promise<ChangeFeedView | undefined>): void {
     // A client that goes away ends its wait at once: no waiter and no timer stay behind.
-    const departure: { gone: boolean; onGone?: () => void } = { gone: false };
-    const onClose = () => {
-      departure.gone = true;
-      departure.onGone?.();
-    };
+    const abort = new AbortController();
+    const onClose = () => abort.abort();
     // `on`, not `once`: "close" comes once, and `once` would hold a bound wrapper for the whole wait.
     reply.raw.on("close", onClose);
-    poll(departure, (error, answer) => {
+    const settled = (error: Error | undefined, answer: ChangeFeedView | undefined) => {
       reply.raw.off("close", onClose);
-      // Called from a callback, not returned to Fastify: what throws here is sent as the handler's
-      // error would be, never left to end the process.
+      // Called from a settlement, not returned to Fastify: what throws here is sent as the
+      // handler's error would be, never left as an unhandled rejection.
       try {
         this.answer(reply, error, answer);
       } catch (thrown) {
         void reply.send(asError(thrown));
       }
-    });
+    };
+    next(abort.signal).then(
+      (answer) => settled(undefined, answer),
+      (error: unknown) => settled(asError(error), undefined),
+    );
   }
 
   private answer(reply: FastifyReply, error: Error | undefined, answer: ChangeFeedView | undefined): void {

@@ -4,7 +4,6 @@ import { ChangesQuery } from "../../api/changes.js";
 import { DocumentIdParams, HistoryEntrySchema } from "../../api/documents.js";
 import { EXAMPLE_READ_ID, ReadIdParams, ReadLinkSchema, ReadOnlyDocumentSchema } from "../../api/read-links.js";
 import type { ReadLinks } from "../../service/read-links.js";
-import { asError } from "../../service/change-feed.js";
 import { examples, EXAMPLE_DOCUMENT_ID } from "../../api/examples.js";
 import { json, noContent, problem, shared } from "../openapi-answers.js";
 import { feedAnswer, FeedReplies } from "./feed-reply.js";
@@ -148,11 +147,6 @@ export const readLinkRoutes: FastifyPluginAsyncTypebox<{ readLinks: ReadLinks }>
       },
     },
     (request, reply) =>
-      replies.send(reply, (departure, done) => {
-        readLinks.changes(request.params.readId, request.query.since, request.query.wait ?? 25, departure).then(
-          (answer) => done(undefined, answer),
-          (error: unknown) => done(asError(error), undefined),
-        );
-      }),
+      replies.send(reply, (signal) => readLinks.changes(request.params.readId, request.query.since, request.query.wait ?? 25, signal)),
   );
 };
