@@ -1,5 +1,4 @@
-import type { ServerResponse } from "node:http";
-import { PassThrough } from "node:stream";
+import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { asError, type ChangeFeedView } from "../../service/change-feed.js";
 import type { Clock, Timer } from "../../service/clock.js";
@@ -43,9 +42,8 @@ export const EVENT_STREAM_MEDIA = "text/event-stream";
 const OPENING = Buffer.from(": open\n\n");
 const KEEP_ALIVE = Buffer.from(": keep-alive\n\n");
 
-/** One open stream: the bytes' way out and how its wait is ended. */
+/** One open stream: the bytes' way out (the response itself) and how its wait is ended. */
 interface Stream {
-  out: PassThrough;
   raw: ServerResponse;
   /** Aborted when the stream ends (or its client goes): ends the wait under way in the hub at once. */
   abort: AbortController;
@@ -94,18 +92,25 @@ export class EventStreams {
       (answer) => {
         if (abort.signal.aborted) return;
         if (this.closed) return void reply.code(204).send(null);
-        const stream: Stream = { out: new PassThrough(), raw: reply.raw, abort };
+        const stream: Stream = { raw: reply.raw, abort };
         this.open.add(stream);
-        // After a close, Fastify destroys the stream; a write then must not throw from a callback.
-        stream.out.on("error", () => undefined);
         reply.raw.on("close", () => this.end(stream));
-        void reply
-          .code(200)
-          .header("content-type", EVENT_STREAM_MEDIA)
-          .header("cache-control", "no-store")
+        // The frames go straight to the response: no stream object between them and the socket, which
+        // a stream would hold for as long as it is open (docs/architecture.md, "The long-poll path").
+        // Hijacked, the reply skips the onSend hook, so its headers are written here; the onResponse
+        // hooks (metrics, the wait limit) still run when the response ends.
+        reply.hijack();
+        const headers: OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+        reply.raw.writeHead(200, {
+          ...headers,
+          "content-type": EVENT_STREAM_MEDIA,
+          "cache-control": "no-store",
           // nginx passes the stream on as it comes instead of buffering it (deploy/nginx.conf says so too).
-          .header("x-accel-buffering", "no")
-          .send(stream.out);
+          "x-accel-buffering": "no",
+          "x-request-id": request.id,
+          "x-content-type-options": "nosniff",
+        });
         // Runs up to its first wait before returning: the first frame is on the stream before any presence frame.
         this.loop(request, stream, next, answer ? answer.currentVersion : since, answer ? this.frame(answer) : OPENING).catch((error: unknown) => {
           request.log.error({ err: error }, "an event stream failed");
@@ -126,9 +131,9 @@ export class EventStreams {
    */
   private presence(stream: Stream, clients: readonly PresenceEntry[]): void {
     if (!this.open.has(stream)) return;
-    if (!stream.out.writableNeedDrain) return void stream.out.write(presenceFrame(clients));
+    if (!stream.raw.writableNeedDrain) return void stream.raw.write(presenceFrame(clients));
     if (stream.presencePending === undefined) {
-      stream.out.once("drain", () => {
+      stream.raw.once("drain", () => {
         const pending = stream.presencePending;
         stream.presencePending = undefined;
         if (pending && this.open.has(stream)) this.presence(stream, pending);
@@ -154,7 +159,7 @@ export class EventStreams {
   private async loop(request: FastifyRequest, stream: Stream, next: StreamNext, since: number, first: Buffer): Promise<void> {
     let bytes = first;
     for (;;) {
-      if (!stream.out.write(bytes)) await this.drained(stream);
+      if (!stream.raw.write(bytes)) await this.drained(stream);
       if (!this.open.has(stream)) return;
       let answer: ChangeFeedView | undefined;
       try {
@@ -175,7 +180,7 @@ export class EventStreams {
   private drained(stream: Stream): Promise<void> {
     return new Promise((resolve) => {
       const drained = () => {
-        stream.out.off("drain", drained);
+        stream.raw.off("drain", drained);
         stream.drain?.cancel();
         stream.drain = undefined;
         stream.drained = undefined;
@@ -183,7 +188,7 @@ export class EventStreams {
       };
       stream.drain = this.options.clock.timer(this.drainMs, () => this.end(stream, true));
       stream.drained = drained;
-      stream.out.once("drain", drained);
+      stream.raw.once("drain", drained);
     });
   }
 
@@ -194,8 +199,8 @@ export class EventStreams {
     // A loop held back by an unread client goes on, finds the stream ended and returns.
     stream.drained?.();
     stream.stopPresence?.();
-    if (drop) stream.out.destroy();
-    else stream.out.end();
+    if (drop) stream.raw.destroy();
+    else stream.raw.end();
   }
 
   private frame(answer: ChangeFeedView): Buffer {
