@@ -150,7 +150,7 @@ export class PostgresStore implements Store {
   }
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T> {
-    // PostgresWrites refuses an id that is no UUID (it goes into literal SQL).
+    // PostgresWrites refuses an id that is no UUID (documents are keyed by uuid).
     return this.track(() => this.writes.write(id, work, ahead));
   }
 
