@@ -30,8 +30,16 @@ interface WritePart {
 /**
  * Runs `body` in a transaction on a pooled client: COMMIT when it returns, ROLLBACK when it
  * throws. The one place that begins and ends PostgreSQL transactions (writes, compaction, migrations).
+ *
+ * `opening` sends its statements right behind the `BEGIN`, without waiting for its answer: the pool
+ * pipelines (postgres-store.ts), so they travel in one round trip, and the server still runs them one
+ * after the other. `body` gets what `opening` returned, once the `BEGIN` and it have succeeded.
  */
-export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T, O = undefined>(
+  pool: pg.Pool,
+  body: (client: pg.PoolClient, opened: O) => Promise<T>,
+  opening?: (client: pg.PoolClient) => Promise<O>,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   // The pool listens for a client's errors only while it is idle: a connection lost during the
@@ -43,8 +51,8 @@ export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClie
   };
   client.on("error", lost);
   try {
-    await client.query("BEGIN");
-    const result = await body(client);
+    const [, opened] = await Promise.all([client.query("BEGIN"), opening?.(client)]);
+    const result = await body(client, opened as O);
     const committed = await client.query("COMMIT");
     // A COMMIT of a transaction that an earlier error aborted (a failed statement the body caught)
     // answers ROLLBACK, not an error: nothing was written, and the caller must not hear otherwise.

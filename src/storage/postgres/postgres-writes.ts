@@ -143,15 +143,18 @@ export class PostgresWrites {
 
   private writeAlone(writer: Writer): Promise<unknown> {
     const { id, work } = writer;
-    return inTransaction(this.options.pool, async (client) => {
-      const { rows } = await client.query<DocumentRow>(LOCK, [id]);
-      const head = rows[0] ? documentFromRow(rows[0]) : await lockNewDocument(client, id);
-      const receipts = await readAhead(client, [writer]);
+    // The lock and the receipts' read go right behind the BEGIN, in one round trip.
+    const opening = (client: pg.PoolClient) => Promise.all([client.query<DocumentRow>(LOCK, [id]), readAhead(client, [writer])]);
+    return inTransaction(this.options.pool, async (client, [locked, readFirst]) => {
+      const row = locked.rows[0];
+      const head = row ? documentFromRow(row) : await lockNewDocument(client, id);
+      // Read before the advisory lock of a new id was granted, the receipts may be stale: read again then.
+      const receipts = row ? readFirst : await readAhead(client, [writer]);
       const { result, staged } = await runWork(client, id, head, receipts.get(writer), work);
       // The notice is delivered by PostgreSQL only when the transaction commits, and in commit order.
       await flushStaged(client, [{ staged, announce: (headVersion) => this.options.notice(id, headVersion) }]);
       return result;
-    });
+    }, opening);
   }
 
   /**
@@ -161,26 +164,30 @@ export class PostgresWrites {
   private async shared(batch: Writer[]): Promise<Writer[]> {
     const ids = batch.map((writer) => writer.id).sort();
     const outcomes = new Map<Writer, PromiseSettledResult<unknown>>();
+    // The lock and the receipts' read (of every writer: which rows get locked is not known yet) go
+    // right behind the BEGIN, in one round trip.
+    const opening = (client: pg.PoolClient) => Promise.all([client.query<DocumentRow>(LOCK_FREE, [ids]), readAhead(client, batch)]);
     try {
-      await inTransaction(this.options.pool, async (client) => {
-        const { rows } = await client.query<DocumentRow>(LOCK_FREE, [ids]);
-        const heads = new Map(rows.map((row) => [row.id.toLowerCase(), documentFromRow(row)]));
+      await inTransaction(this.options.pool, async (client, [locked, receipts]) => {
+        const heads = new Map(locked.rows.map((row) => [row.id.toLowerCase(), documentFromRow(row)]));
         // A writer whose row was not locked (none yet, or another transaction holds it) is handed back.
-        const locked = batch.filter((writer) => heads.has(writer.id));
-        const receipts = await readAhead(client, locked);
-        const runs = locked.map((writer) =>
-          runWork(client, writer.id, heads.get(writer.id), receipts.get(writer), writer.work).then(
-            (done): Ran => ({ writer, done }),
-            (error: unknown): Ran => ({ writer, error }),
-          ),
-        );
+        const runs = batch.flatMap((writer) => {
+          const head = heads.get(writer.id);
+          if (!head) return [];
+          return [
+            runWork(client, writer.id, head, receipts.get(writer), writer.work).then(
+              (done): Ran => ({ writer, done }),
+              (error: unknown): Ran => ({ writer, error }),
+            ),
+          ];
+        });
         const flushes: Flush[] = [];
         for (const { writer, done, error } of await Promise.all(runs)) {
           if (done) flushes.push({ staged: done.staged, announce: (headVersion) => this.options.notice(writer.id, headVersion) });
           outcomes.set(writer, done ? { status: "fulfilled", value: done.result } : { status: "rejected", reason: error });
         }
         await flushStaged(client, flushes);
-      });
+      }, opening);
     } catch (error) {
       // Nothing of the batch was written. When the connection or the database is gone, every writer
       // fails with it, as alone it would; otherwise all are handed back and run alone, their works
@@ -222,10 +229,10 @@ async function runWork<T>(
 }
 
 /**
- * Reads, in one statement, the receipts that `writers` (their rows locked) name ahead. READ
- * COMMITTED on purpose: each statement takes its own snapshot, so this one, sent once the locks are
- * granted, sees every receipt that a lock's last holder (on any instance) committed, whereas
- * REPEATABLE READ would fail a writer that had to wait for its lock.
+ * Reads, in one statement, the receipts that `writers` name ahead. Sent behind their lock
+ * statement, it runs once the locks are granted; READ COMMITTED on purpose: each statement takes its
+ * own snapshot, so this one sees every receipt that a lock's last holder (on any instance)
+ * committed, whereas REPEATABLE READ would fail a writer that had to wait for its lock.
  */
 async function readAhead(client: pg.PoolClient, writers: readonly Writer[]): Promise<Map<Writer, ReceiptsReadAhead>> {
   const naming = writers.flatMap((writer) => (writer.ahead?.receipts?.length ? [{ writer, keys: writer.ahead.receipts }] : []));
