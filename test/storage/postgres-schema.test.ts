@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { PostgresStore } from "../../src/storage/postgres/postgres-store.js";
-import { receiptsLiteralRead } from "../../src/storage/postgres/postgres-reads.js";
+import { RECEIPTS_BY_KEY } from "../../src/storage/postgres/postgres-reads.js";
 import { POSTGRES_TEST_URL, describePostgres, dropSchema, storePerTest, uniqueSchemaName, withAdminClient } from "../support/postgres.js";
 import { T0, appendNext, head, stageOnly, version } from "../support/store-records.js";
 
@@ -78,12 +78,11 @@ describePostgres("PostgresStore", () => {
            SELECT $1, convert_to('author-' || c, 'UTF8'), s, 'h', s, '[]', 0 FROM generate_series(0, 49) c, generate_series(1, 200) s`,
           [id],
         );
-        const sql = receiptsLiteralRead(id, keys);
-        expect(sql).toBeDefined();
-        const found = await client.query<{ seq: string }>(sql!);
+        const params = [keys.map(() => id), keys.map((key) => Buffer.from(key.clientId, "utf8")), keys.map((key) => key.seq)];
+        const found = await client.query<{ seq: string }>(RECEIPTS_BY_KEY, params);
         // Seqs 150 exist for every author, 250 and 350 for none.
         expect(found.rows.map((row) => Number(row.seq)).sort()).toEqual(Array.from({ length: 10 }, () => 150));
-        const explained = await client.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${sql!}`);
+        const explained = await client.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${RECEIPTS_BY_KEY}`, params);
         return JSON.stringify(explained.rows[0]!["QUERY PLAN"]);
       });
       const scans = [...plan.matchAll(/"Node Type":"([^"]*Scan)","[^}]*?"Relation Name":"patch_receipts"/g)].map((match) => match[1]);
@@ -147,27 +146,49 @@ describePostgres("PostgresStore", () => {
       expect((await fixture.store.reads(id).document())?.title).toBe("\u0000😀");
     });
 
-    it("writes quotes, backslashes and dollar quotes in every value of a flush sent with the COMMIT exactly as given", async () => {
+    it("writes quotes, backslashes, dollar quotes, U+0000 and astral characters in every value exactly as given, alone or in a shared transaction", async () => {
       const fixture = await openStore();
-      const id = randomUUID();
-      const hostile = `it's \\ \\' '' $guard$ $$ E'\\x00' '); DROP TABLE versions; --`;
-      const receipt = { documentId: id, clientId: hostile, seq: 1, requestHash: hostile, version: 2, opsSinceBase: [{ index: 0, count: 1, lines: [hostile] }], createdAt: T0 };
-      await appendNext(fixture.store, id);
-      await fixture.store.write(
-        id,
-        stageOnly((tx) => {
-          tx.putDocument({ ...head(id, 2), title: hostile, checksum: hostile });
-          tx.appendVersion(version(id, 2, { title: hostile, checksum: hostile, clientId: hostile, displayName: hostile, ops: [{ index: 0, count: 1, lines: [hostile, "\\"] }] }));
-          tx.putReceipt(receipt);
-        }),
-      );
-      const reads = fixture.store.reads(id);
-      expect(await reads.document()).toEqual({ ...head(id, 2), title: hostile, checksum: hostile });
-      expect(await reads.version(2)).toEqual(
-        version(id, 2, { title: hostile, checksum: hostile, clientId: hostile, displayName: hostile, ops: [{ index: 0, count: 1, lines: [hostile, "\\"] }] }),
-      );
-      expect(await reads.receipt(hostile, 1)).toEqual(receipt);
-      expect((await reads.versions(0, 10)).map((v) => v.version)).toEqual([1, 2]);
+      const hostiles = [
+        `it's \\ \\' '' $guard$ $$ E'\\x00' '); DROP TABLE versions; --`,
+        "\u0000 after a NUL \u0000\u0000 and $1 $2::text",
+        "😀 \u{10FFFF} \u2028 \u202e reversed \ufeff e\u0301",
+      ];
+      const ids = hostiles.map(() => randomUUID());
+      for (const id of ids) await appendNext(fixture.store, id);
+      // Checksums and request hashes are the service's own hex digests, in `text` columns, which refuse U+0000 (below).
+      const digest = (hostile: string) => hostile.replaceAll("\u0000", "");
+      const receiptOf = (id: string, hostile: string) => ({
+        documentId: id, clientId: hostile, seq: 1, requestHash: digest(hostile), version: 2, opsSinceBase: [{ index: 0, count: 1, lines: [hostile] }], createdAt: T0,
+      });
+      const versionOf = (id: string, hostile: string) =>
+        version(id, 2, { title: hostile, checksum: digest(hostile), clientId: hostile, displayName: hostile, ops: [{ index: 0, count: 1, lines: [hostile, "\\"] }] });
+      // The first alone, the other two queued together: a transaction of its own, then a shared one.
+      const write = (id: string, hostile: string) =>
+        fixture.store.write(
+          id,
+          stageOnly((tx) => {
+            tx.putDocument({ ...head(id, 2), title: hostile, checksum: digest(hostile) });
+            tx.appendVersion(versionOf(id, hostile));
+            tx.putReceipt(receiptOf(id, hostile));
+          }),
+        );
+      await write(ids[0]!, hostiles[0]!);
+      await Promise.all([write(ids[1]!, hostiles[1]!), write(ids[2]!, hostiles[2]!)]);
+      for (const [n, id] of ids.entries()) {
+        const hostile = hostiles[n]!;
+        const reads = fixture.store.reads(id);
+        expect(await reads.document()).toEqual({ ...head(id, 2), title: hostile, checksum: digest(hostile) });
+        expect(await reads.version(2)).toEqual(versionOf(id, hostile));
+        expect(await reads.receipt(hostile, 1)).toEqual(receiptOf(id, hostile));
+        expect((await reads.versions(0, 10)).map((v) => v.version)).toEqual([1, 2]);
+        // And read back through a write's read ahead, with the row locked.
+        const key = { clientId: hostile, seq: 1 };
+        expect(await fixture.store.write(id, (tx) => tx.receipts([key]), { receipts: [key] })).toEqual([receiptOf(id, hostile)]);
+      }
+      // U+0000 in a `text` column is refused by PostgreSQL, and nothing of the write is kept.
+      const refused = fixture.store.write(ids[0]!, stageOnly((tx) => tx.putDocument({ ...head(ids[0]!, 3), checksum: "a\u0000b" })));
+      await expect(refused).rejects.toThrow(/invalid byte sequence for encoding "UTF8": 0x00/);
+      expect((await fixture.store.reads(ids[0]!).document())?.version).toBe(2);
     });
 
     it("round-trips a large text and version numbers beyond 32 bits", async () => {

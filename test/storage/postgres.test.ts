@@ -73,7 +73,7 @@ describePostgres("PostgresStore", () => {
       });
       await until("the first write holds the lock", () => holding);
       const second = b.write(id, (tx) => tx.receipts([{ clientId: "twice", seq: 1 }]), { receipts: [{ clientId: "twice", seq: 1 }] });
-      // The second write's opening query waits for the row lock before its receipts are read.
+      // The second write's lock statement waits for the row lock; its receipts are read after it.
       for (let polls = 0; polls < 200; polls++) {
         const waiting = await withAdminClient((client) =>
           client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'"),

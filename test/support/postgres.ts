@@ -80,12 +80,17 @@ export async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>
   }
 }
 
-/** Makes the server end the connection of any transaction that inserts a version titled `title` into `schema`. */
+/**
+ * Makes the server end the connection of any transaction that inserts a version titled `title` into
+ * `schema`. The title goes as a parameter into a table the trigger reads, never into its SQL.
+ */
 export async function endConnectionOnTitle(schema: string, title: string): Promise<void> {
   await withAdminClient(async (client) => {
     await client.query(`SET search_path = ${pg.escapeIdentifier(schema)}`);
+    await client.query("CREATE TABLE end_connection_titles (title bytea NOT NULL)");
+    await client.query("INSERT INTO end_connection_titles (title) VALUES ($1)", [Buffer.from(title, "utf8")]);
     await client.query(`CREATE FUNCTION end_connection() RETURNS trigger AS $f$ BEGIN
-        IF NEW.title = convert_to(${pg.escapeLiteral(title)}, 'UTF8') THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+        IF NEW.title IN (SELECT title FROM end_connection_titles) THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
         RETURN NEW;
       END $f$ LANGUAGE plpgsql`);
     await client.query("CREATE TRIGGER end_connection BEFORE INSERT ON versions FOR EACH ROW EXECUTE FUNCTION end_connection()");

@@ -43,10 +43,6 @@ export type VersionRow = VersionRowOf<boolean, Buffer, Buffer>;
 export type SnapshotRow = SnapshotRowOf<Buffer>;
 export type ReceiptRow = ReceiptRowOf<Buffer>;
 
-
-
-
-
 export function documentFromRow(row: DocumentRow): DocumentRecord {
   return {
     id: row.id,
@@ -127,18 +123,8 @@ export function receiptParams(receipt: PatchReceipt): unknown[] {
   ];
 }
 
-/** How a statement's builder writes a value: as a `$n` parameter or as a literal. */
-export abstract class SqlValues {
-  abstract add(value: unknown): string;
-
-  /** `(a, b, …), (c, …)` for a multi-row VALUES list or a row-value IN list. */
-  rows(rows: readonly (readonly unknown[])[]): string {
-    return rows.map((row) => `(${row.map((value) => this.add(value)).join(", ")})`).join(", ");
-  }
-}
-
 /** The parameters of one statement, each numbered `$n` as it is added. */
-export class StatementParams extends SqlValues {
+export class StatementParams {
   readonly values: unknown[] = [];
 
   /** A placeholder for `value`. */
@@ -146,34 +132,9 @@ export class StatementParams extends SqlValues {
     this.values.push(value);
     return `$${this.values.length}`;
   }
-}
 
-/** A value that {@link LiteralValues} cannot write as a literal; the caller sends it as a parameter instead. */
-export class NoLiteralError extends Error {}
-
-/**
- * Every value written into the SQL as a literal, for a simple query (which takes no parameters):
- * NULL, booleans, safe integers, strings through pg's own quoting (`E'…'` with quotes and
- * backslashes doubled, whatever standard_conforming_strings says) unless they hold U+0000 (which
- * would end the query string), and bytes as `decode('<hex>', 'hex')`. Anything else throws
- * {@link NoLiteralError}.
- */
-export class LiteralValues extends SqlValues {
-  /** Characters written so far. */
-  length = 0;
-
-  add(value: unknown): string {
-    const literal = sqlLiteral(value);
-    this.length += literal.length;
-    return literal;
+  /** `($1, $2, …), ($n, …)` for a multi-row VALUES list. */
+  rows(rows: readonly (readonly unknown[])[]): string {
+    return rows.map((row) => `(${row.map((value) => this.add(value)).join(", ")})`).join(", ");
   }
-}
-
-function sqlLiteral(value: unknown): string {
-  if (value === null || value === undefined) return "NULL";
-  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
-  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
-  if (typeof value === "string" && !value.includes("\0")) return pg.escapeLiteral(value);
-  if (Buffer.isBuffer(value)) return `decode('${value.toString("hex")}', 'hex')`;
-  throw new NoLiteralError(`no SQL literal for this ${typeof value}`);
 }

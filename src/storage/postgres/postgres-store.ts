@@ -123,7 +123,8 @@ export class PostgresStore implements Store {
       application_name: "folio",
       ...(schema !== undefined && { options: `-c search_path=${schema}` }),
     };
-    const pool = new pg.Pool({ ...connection, max: poolSize, idleTimeoutMillis: IDLE_CLIENT_MS, types: createTypeParsers() });
+    // Pipelined: a statement sent behind another does not wait for its answer (inTransaction's `opening`).
+    const pool = new pg.Pool({ ...connection, max: poolSize, idleTimeoutMillis: IDLE_CLIENT_MS, types: createTypeParsers(), pipeline: true });
     // An idle client that breaks is dropped by the pool; without a listener the event would crash the process.
     pool.on("error", onError);
     const notifier = new CommitNotifier(connection, onError, {}, schema ?? "");
@@ -150,7 +151,7 @@ export class PostgresStore implements Store {
   }
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T> {
-    // PostgresWrites refuses an id that is no UUID (it goes into literal SQL).
+    // PostgresWrites refuses an id that is no UUID (documents are keyed by uuid).
     return this.track(() => this.writes.write(id, work, ahead));
   }
 

@@ -3,47 +3,42 @@ import type { StagedWrites } from "../staged-writes.js";
 import { COMMIT_CHANNEL } from "./commit-notifier.js";
 import {
   DOCUMENT_COLUMNS,
-  LiteralValues,
-  NoLiteralError,
   RECEIPT_COLUMNS,
   VERSION_COLUMNS,
   StatementParams,
-  type SqlValues,
   documentParams,
   encodeText,
   receiptParams,
   versionParams,
 } from "./postgres-rows.js";
-import { isUuid, type Queryable } from "./postgres-reads.js";
+import type { Queryable } from "./postgres-reads.js";
 
 // Rows per INSERT and bind parameters per statement, well below PostgreSQL's 65,535 (a version
 // row takes 11, a receipt 9).
 const ROWS_PER_INSERT = 1000;
 const PARAMS_PER_STATEMENT = 30_000;
-/** The longest flush sent with the COMMIT as literal SQL (characters); a longer one goes on its own. */
-export const LITERAL_FLUSH_CHARACTERS = 1024 * 1024;
 
 /** One data-modifying statement of the flush, written as the body of a WITH item. */
 interface WritePart {
   /** Its bind parameters, for packing parts into statements. */
   size: number;
-  /** Whether it returns a row per row it changed, to be counted (a milestone mark). */
-  counted: boolean;
-  sql: (params: SqlValues) => string;
+  /** A milestone mark of this document: the part returns a row if the version exists, to be counted. */
+  marks?: StagedWrites;
+  sql: (params: StatementParams) => string;
 }
 
 /**
  * Runs `body` in a transaction on a pooled client: COMMIT when it returns, ROLLBACK when it
  * throws. The one place that begins and ends PostgreSQL transactions (writes, compaction, migrations).
  *
- * `opening`, SQL without parameters (one or more statements, every value in it a literal the caller
- * built from checked input), is sent with the BEGIN in one simple query, saving a round trip; `body`
- * gets the result of each of its statements, in order.
+ * `opening` sends its statements right behind the `BEGIN`, without waiting for its answer: the pool
+ * pipelines (postgres-store.ts), so they travel in one round trip, and the server still runs them one
+ * after the other. `body` gets what `opening` returned, once the `BEGIN` and it have succeeded.
  */
-export async function inTransaction<T>(
+export async function inTransaction<T, O = undefined>(
   pool: pg.Pool,
-  body: (client: pg.PoolClient, opened: readonly pg.QueryResult[], commitWith: (closing: string) => void) => Promise<T>,
-  opening?: string,
+  body: (client: pg.PoolClient, opened: O) => Promise<T>,
+  opening?: (client: pg.PoolClient) => Promise<O>,
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
@@ -56,20 +51,12 @@ export async function inTransaction<T>(
   };
   client.on("error", lost);
   try {
-    let opened: pg.QueryResult[] = [];
-    if (opening === undefined) await client.query("BEGIN");
-    // A simple query of several statements answers with one result per statement.
-    else opened = (await client.query(`BEGIN; ${opening}`)) as unknown as pg.QueryResult[];
-    // `closing`, literal SQL like `opening`, goes with the COMMIT in one simple query: PostgreSQL
-    // stops at its first error, so the COMMIT then never runs and the ROLLBACK below ends the transaction.
-    let closing: string | undefined;
-    const result = await body(client, opened.slice(1), (sql) => {
-      closing = sql;
-    });
-    const committed = (await client.query(closing ? `${closing}; COMMIT` : "COMMIT")) as pg.QueryResult | pg.QueryResult[];
+    const [, opened] = await Promise.all([client.query("BEGIN"), opening?.(client)]);
+    const result = await body(client, opened as O);
+    const committed = await client.query("COMMIT");
     // A COMMIT of a transaction that an earlier error aborted (a failed statement the body caught)
     // answers ROLLBACK, not an error: nothing was written, and the caller must not hear otherwise.
-    if ((Array.isArray(committed) ? committed.at(-1) : committed)?.command === "ROLLBACK") {
+    if (committed.command === "ROLLBACK") {
       throw new Error("the transaction was aborted by an earlier error of one of its statements; nothing was committed");
     }
     return result;
@@ -85,42 +72,6 @@ export async function inTransaction<T>(
   }
 }
 
-/**
- * Writes what `staged` holds inside the open transaction of `client`, which holds the document's
- * row lock, as one statement of data-modifying WITH items in the usual case, since every round
- * trip to the database is time the document stays locked. When a version was appended, the
- * commit notice `announce(head)` goes out in the same statement (PostgreSQL delivers it only if
- * the transaction commits) and the head version is returned; otherwise `undefined`: a snapshot,
- * a receipt or a milestone mark alone gives a feed nothing new.
- */
-export async function flushStaged(client: Queryable, staged: StagedWrites, announce: (headVersion: number) => string): Promise<number | undefined> {
-  staged.finish();
-  const first = staged.versions[0];
-  const headVersion = staged.headVersion;
-  const statements = packStatements(parts([staged]));
-  let marked = 0;
-  for (const [index, parts] of statements.entries()) {
-    const params = new StatementParams();
-    const items = parts.map((part, item) => `w${item} AS (${part.sql(params)})`);
-    const counts = parts.flatMap((part, item) => (part.counted ? [`(SELECT count(*) FROM w${item})`] : []));
-    const columns = [`${counts.join(" + ") || "0"} AS marked`];
-    // Every statement of a transaction sees the commits made before it, never its own WITH items:
-    // the first statement reads the stored head as it was before this flush.
-    if (index === 0 && first) {
-      columns.push(`(SELECT coalesce(max(version), 0) FROM versions WHERE document_id = ${params.add(staged.documentId)}) AS stored_head`);
-    }
-    if (index === statements.length - 1 && headVersion !== undefined) {
-      columns.push(`pg_notify(${params.add(COMMIT_CHANNEL)}, ${params.add(announce(headVersion))}) AS notified`);
-    }
-    const { rows } = await client.query<{ marked: number; stored_head?: number }>(`WITH ${items.join(", ")} SELECT ${columns.join(", ")}`, params.values);
-    const row = rows[0]!;
-    marked += row.marked;
-    if (row.stored_head !== undefined) staged.checkFollows(row.stored_head);
-  }
-  staged.checkMarked(marked);
-  return headVersion;
-}
-
 /** One document's staged writes and the commit notice of its new head. */
 export interface Flush {
   staged: StagedWrites;
@@ -128,54 +79,45 @@ export interface Flush {
 }
 
 /**
- * The flush of `flushes` (distinct documents) as literal SQL to send with the COMMIT
- * (inTransaction's `commitWith`), which saves the round trip of a flush on its own: one guard for
- * every document that appends versions (it raises the same refusal as StagedWrites.checkFollows),
- * then one statement writing the rows of every table for all of them, each table in one INSERT.
- * `undefined` when they must be flushed on their own ({@link flushStaged}): milestone marks (their
- * count is checked before the commit), a value with no literal, or over {@link LITERAL_FLUSH_CHARACTERS}.
- * Every value in the guard is a checked UUID or a safe integer.
+ * Writes what `flushes` (distinct documents, each row locked by the open transaction of `client`)
+ * staged, every value a bind parameter: one statement of data-modifying WITH items in the usual
+ * case (more only past {@link PARAMS_PER_STATEMENT}), since every round trip is time the documents
+ * stay locked. The first statement also reads the stored head of each document that appends
+ * versions, as it was before this flush (a statement never sees its own WITH items), for
+ * StagedWrites.checkFollows; the milestone marks that met a version are counted for
+ * StagedWrites.checkMarked. A document that appended versions gets its commit notice in the last
+ * statement: PostgreSQL delivers it only if the transaction commits, and in commit order. A
+ * snapshot, a receipt or a milestone mark alone gives a feed nothing new.
  */
-export function flushAtCommit(flushes: readonly Flush[]): string | undefined {
+export async function flushStaged(client: Queryable, flushes: readonly Flush[]): Promise<void> {
   for (const { staged } of flushes) staged.finish();
   const writing = flushes.filter(({ staged }) => !staged.empty);
-  if (writing.length === 0) return undefined;
-  if (writing.some(({ staged }) => staged.marks.size > 0 || !isUuid(staged.documentId))) return undefined;
-  const guards: string[] = [];
-  for (const { staged } of writing) {
-    const first = staged.versions[0];
-    if (!first) continue;
-    if (!Number.isSafeInteger(first.version)) return undefined;
-    guards.push(`('${staged.documentId}'::uuid, ${first.version}::bigint)`);
-  }
-  const values = new LiteralValues();
-  const statements: string[] = [];
-  try {
-    const packed = packStatements(parts(writing.map((flush) => flush.staged)));
-    for (const [index, parts] of packed.entries()) {
-      const items = parts.map((part, item) => `w${item} AS (${part.sql(values)})`);
-      // PostgreSQL delivers the notices only if the transaction commits, and in commit order.
-      const notices = index < packed.length - 1 ? [] : writing.flatMap(({ staged, announce }) => {
-        const headVersion = staged.headVersion;
-        return headVersion === undefined ? [] : [`pg_notify(${values.add(COMMIT_CHANNEL)}, ${values.add(announce(headVersion))})`];
-      });
-      statements.push(`WITH ${items.join(", ")} SELECT ${["0 AS marked", ...notices].join(", ")}`);
+  if (writing.length === 0) return;
+  const appending = writing.map(({ staged }) => staged).filter((staged) => staged.versions.length > 0);
+  const notices = writing.flatMap(({ staged, announce }) => (staged.headVersion === undefined ? [] : [announce(staged.headVersion)]));
+  const statements = packStatements(parts(writing.map(({ staged }) => staged)));
+  const marked = new Map<StagedWrites, number>();
+  for (const [index, parts] of statements.entries()) {
+    const params = new StatementParams();
+    const items = parts.map((part, item) => `w${item} AS (${part.sql(params)})`);
+    const columns = parts.flatMap((part, item) => (part.marks ? [`(SELECT count(*) FROM w${item}) AS marked_${item}`] : []));
+    if (index === 0) {
+      columns.push(
+        ...appending.map((staged, n) => `(SELECT coalesce(max(version), 0) FROM versions WHERE document_id = ${params.add(staged.documentId)}) AS head_${n}`),
+      );
     }
-  } catch (error) {
-    if (error instanceof NoLiteralError) return undefined;
-    throw error;
+    if (index === statements.length - 1 && notices.length > 0) {
+      const channel = params.add(COMMIT_CHANNEL);
+      columns.push(...notices.map((notice, n) => `pg_notify(${channel}, ${params.add(notice)}) AS notified_${n}`));
+    }
+    const { rows } = await client.query<Record<string, number>>(`WITH ${items.join(", ")} SELECT ${columns.join(", ") || "0 AS none"}`, params.values);
+    const row = rows[0]!;
+    for (const [item, part] of parts.entries()) {
+      if (part.marks) marked.set(part.marks, (marked.get(part.marks) ?? 0) + row[`marked_${item}`]!);
+    }
+    if (index === 0) appending.forEach((staged, n) => staged.checkFollows(row[`head_${n}`]!));
   }
-  if (values.length > LITERAL_FLUSH_CHARACTERS) return undefined;
-  if (guards.length === 0) return statements.join("; ");
-  const guard = `DO $guard$ DECLARE r record; BEGIN
-    FOR r IN SELECT k.id, k.first, coalesce((SELECT max(version) FROM versions v WHERE v.document_id = k.id), 0) AS stored
-               FROM (VALUES ${guards.join(", ")}) AS k(id, first) LOOP
-      IF r.stored <> r.first - 1 THEN
-        RAISE EXCEPTION 'appendVersion(%) on document %: the next version is %', r.first, r.id, r.stored + 1;
-      END IF;
-    END LOOP;
-  END $guard$`;
-  return [guard, ...statements].join("; ");
+  for (const { staged } of writing) staged.checkMarked(marked.get(staged) ?? 0);
 }
 
 /** The writes of `all` (distinct documents), each table's rows in as few INSERTs as {@link ROWS_PER_INSERT} allows. */
@@ -185,7 +127,6 @@ function parts(all: readonly StagedWrites[]): WritePart[] {
   for (const rows of chunks(documents)) {
     parts.push({
       size: 7 * rows.length,
-      counted: false,
       sql: (params) => `INSERT INTO documents (${DOCUMENT_COLUMNS}) VALUES ${params.rows(rows)}
          ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, version = EXCLUDED.version,
            deleted = EXCLUDED.deleted, created_at = EXCLUDED.created_at,
@@ -193,13 +134,13 @@ function parts(all: readonly StagedWrites[]): WritePart[] {
     });
   }
   for (const rows of chunks(all.flatMap((staged) => staged.versions.map(versionParams)))) {
-    parts.push({ size: 11 * rows.length, counted: false, sql: (params) => `INSERT INTO versions (${VERSION_COLUMNS}) VALUES ${params.rows(rows)}` });
+    parts.push({ size: 11 * rows.length, sql: (params) => `INSERT INTO versions (${VERSION_COLUMNS}) VALUES ${params.rows(rows)}` });
   }
   for (const staged of all) {
     for (const [version, text] of staged.marks) {
       parts.push({
         size: 3,
-        counted: true,
+        marks: staged,
         sql: (params) =>
           `UPDATE versions SET milestone = true, text = ${params.add(encodeText(text))}
             WHERE document_id = ${params.add(staged.documentId)} AND version = ${params.add(version)} RETURNING version`,
@@ -210,13 +151,12 @@ function parts(all: readonly StagedWrites[]): WritePart[] {
   for (const rows of chunks(snapshots)) {
     parts.push({
       size: 3 * rows.length,
-      counted: false,
       sql: (params) => `INSERT INTO snapshots (document_id, version, text) VALUES ${params.rows(rows)}
          ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version, text = EXCLUDED.text`,
     });
   }
   for (const rows of chunks(all.flatMap((staged) => staged.receipts.map(receiptParams)))) {
-    parts.push({ size: 9 * rows.length, counted: false, sql: (params) => `INSERT INTO patch_receipts (${RECEIPT_COLUMNS}) VALUES ${params.rows(rows)}` });
+    parts.push({ size: 9 * rows.length, sql: (params) => `INSERT INTO patch_receipts (${RECEIPT_COLUMNS}) VALUES ${params.rows(rows)}` });
   }
   return parts;
 }

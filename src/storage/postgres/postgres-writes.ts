@@ -2,8 +2,8 @@ import type pg from "pg";
 import type { DocumentRecord, DocumentTransaction, ReadAhead } from "../store.js";
 import { StagedWrites, documentTransaction } from "../staged-writes.js";
 import { DOCUMENT_COLUMNS, documentFromRow, type DocumentRow, type ReceiptRow } from "./postgres-rows.js";
-import { PostgresReads, ReceiptsReadAhead, isUuid, receiptsLiteralRead } from "./postgres-reads.js";
-import { LITERAL_FLUSH_CHARACTERS, flushAtCommit, flushStaged, inTransaction, type Flush } from "./postgres-transaction.js";
+import { PostgresReads, ReceiptsReadAhead, isUuid, readReceipts } from "./postgres-reads.js";
+import { flushStaged, inTransaction, type Flush } from "./postgres-transaction.js";
 
 /** One call of Store.write waiting for its transaction; its id is a checked UUID. */
 interface Writer {
@@ -27,28 +27,27 @@ export interface PostgresWritesOptions {
 }
 
 // Documents per shared transaction: enough to share one commit among the writers that queue while
-// one is under way, few enough that one lock statement and one COMMIT stay small.
+// one is under way, few enough that one lock statement and one flush stay small.
 const MAX_SHARED = 64;
 
-/** Locks a document's row and reads it; `id` must be a UUID (checked by the caller), the one value written into the SQL. */
-const lockStatement = (id: string): string => `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = '${id}' FOR UPDATE`;
+/** Locks a document's row and reads it. */
+const LOCK = `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 FOR UPDATE`;
 /**
- * Locks the rows of `ids` (UUIDs, distinct) that no other transaction holds, skipping the others: a
+ * Locks the rows of `$1` (distinct ids) that no other transaction holds, skipping the others: a
  * shared transaction never waits for a row lock, so one busy document cannot hold up the rest, and
  * two instances cannot deadlock on their rows.
  */
-const lockFreeStatement = (ids: readonly string[]): string =>
-  `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id IN (${ids.map((id) => `'${id}'`).join(", ")}) ORDER BY id FOR UPDATE SKIP LOCKED`;
+const LOCK_FREE = `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE SKIP LOCKED`;
 
 // Advisory-lock class (first key) of a document being created; the second key is a hash of its id.
 const CREATION_LOCK_CLASS = 0x466f0003;
 
 /**
  * The write transactions of the PostgreSQL store (docs/architecture.md, "Group commit"). Writers
- * of different documents that queue while the database is busy share one transaction: one round
- * trip locks their rows and reads their receipts, their works run on that transaction, and one
- * COMMIT writes what they staged. A lone writer gets a transaction of its own, and so does a writer
- * the shared transaction hands back: a document with no row yet, or whose row another transaction
+ * of different documents that queue while the database is busy share one transaction: one statement
+ * locks their rows, one reads their receipts, their works run on that transaction, and one statement
+ * writes what they staged before the COMMIT. A lone writer gets a transaction of its own, and so
+ * does a writer the shared transaction hands back: a document with no row yet, or whose row another transaction
  * holds. When a shared transaction fails for a reason other than a lost connection (one document's
  * flush refused, a read that failed, a deadlock with some other client), each of its writers is
  * handed back too, so that one document's failure costs no other document its write.
@@ -63,7 +62,7 @@ export class PostgresWrites {
   constructor(private readonly options: PostgresWritesOptions) {}
 
   write<T>(id: string, work: (tx: DocumentTransaction) => Promise<T>, ahead?: ReadAhead): Promise<T> {
-    // The id goes into literal SQL: only a UUID may.
+    // Documents are keyed by uuid: another string could be neither locked nor created.
     if (!isUuid(id)) return Promise.reject(new Error(`document id is not a UUID: ${JSON.stringify(id)}`));
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ id: id.toLowerCase(), work, ahead, resolve: resolve as (value: unknown) => void, reject });
@@ -142,27 +141,18 @@ export class PostgresWrites {
     }
   }
 
-  private writeAlone({ id, work, ahead }: Writer): Promise<unknown> {
-    // One round trip opens the transaction, locks the document's row and reads the receipts the
-    // work asks for first: every round trip is time the document stays locked. READ COMMITTED on
-    // purpose: every statement after the lock (the receipts' read included, each statement of a
-    // simple query taking its own snapshot) sees all commits made before the lock was granted,
-    // whereas REPEATABLE READ would fail a writer that had to wait for the lock.
-    const receiptKeys = ahead?.receipts ?? [];
-    const receiptsRead = receiptsLiteralRead(id, receiptKeys);
-    const opening = [lockStatement(id), ...(receiptsRead ? [receiptsRead] : [])].join("; ");
-    return inTransaction(this.options.pool, async (client, opened, commitWith) => {
-      const locked = opened[0]?.rows[0] as DocumentRow | undefined;
-      const head = locked ? documentFromRow(locked) : await lockNewDocument(client, id);
-      // Read before a lock on a new id was granted, the receipts may be stale: read again then.
-      const receipts = locked && receiptsRead ? new ReceiptsReadAhead(receiptKeys, opened[1]!.rows as ReceiptRow[]) : undefined;
-      const { result, staged } = await runWork(client, id, head, receipts, work);
+  private writeAlone(writer: Writer): Promise<unknown> {
+    const { id, work } = writer;
+    // The lock and the receipts' read go right behind the BEGIN, in one round trip.
+    const opening = (client: pg.PoolClient) => Promise.all([client.query<DocumentRow>(LOCK, [id]), readAhead(client, [writer])]);
+    return inTransaction(this.options.pool, async (client, [locked, readFirst]) => {
+      const row = locked.rows[0];
+      const head = row ? documentFromRow(row) : await lockNewDocument(client, id);
+      // Read before the advisory lock of a new id was granted, the receipts may be stale: read again then.
+      const receipts = row ? readFirst : await readAhead(client, [writer]);
+      const { result, staged } = await runWork(client, id, head, receipts.get(writer), work);
       // The notice is delivered by PostgreSQL only when the transaction commits, and in commit order.
-      const announce = (headVersion: number) => this.options.notice(id, headVersion);
-      // Usually the flush goes with the COMMIT, one round trip less with the row locked.
-      const closing = flushAtCommit([{ staged, announce }]);
-      if (closing === undefined) await flushStaged(client, staged, announce);
-      else commitWith(closing);
+      await flushStaged(client, [{ staged, announce: (headVersion) => this.options.notice(id, headVersion) }]);
       return result;
     }, opening);
   }
@@ -172,25 +162,20 @@ export class PostgresWrites {
    * writers, but for those it hands back (returned) to run alone.
    */
   private async shared(batch: Writer[]): Promise<Writer[]> {
-    // The receipts' reads go with the lock statement, in the order of the writers that have one.
-    const reads = batch.map((writer) => {
-      const keys = writer.ahead?.receipts ?? [];
-      return { keys, sql: receiptsLiteralRead(writer.id, keys) };
-    });
     const ids = batch.map((writer) => writer.id).sort();
-    const opening = [lockFreeStatement(ids), ...reads.flatMap((read) => (read.sql ? [read.sql] : []))].join("; ");
     const outcomes = new Map<Writer, PromiseSettledResult<unknown>>();
+    // The lock and the receipts' read (of every writer: which rows get locked is not known yet) go
+    // right behind the BEGIN, in one round trip.
+    const opening = (client: pg.PoolClient) => Promise.all([client.query<DocumentRow>(LOCK_FREE, [ids]), readAhead(client, batch)]);
     try {
-      await inTransaction(this.options.pool, async (client, opened, commitWith) => {
-        const heads = new Map((opened[0]!.rows as DocumentRow[]).map((row) => [row.id.toLowerCase(), documentFromRow(row)]));
-        let next = 1;
-        const receipts = reads.map((read) => (read.sql ? new ReceiptsReadAhead(read.keys, opened[next++]!.rows as ReceiptRow[]) : undefined));
+      await inTransaction(this.options.pool, async (client, [locked, receipts]) => {
+        const heads = new Map(locked.rows.map((row) => [row.id.toLowerCase(), documentFromRow(row)]));
         // A writer whose row was not locked (none yet, or another transaction holds it) is handed back.
-        const runs = batch.flatMap((writer, index) => {
+        const runs = batch.flatMap((writer) => {
           const head = heads.get(writer.id);
           if (!head) return [];
           return [
-            runWork(client, writer.id, head, receipts[index], writer.work).then(
+            runWork(client, writer.id, head, receipts.get(writer), writer.work).then(
               (done): Ran => ({ writer, done }),
               (error: unknown): Ran => ({ writer, error }),
             ),
@@ -201,7 +186,7 @@ export class PostgresWrites {
           if (done) flushes.push({ staged: done.staged, announce: (headVersion) => this.options.notice(writer.id, headVersion) });
           outcomes.set(writer, done ? { status: "fulfilled", value: done.result } : { status: "rejected", reason: error });
         }
-        commitWith(await this.closing(client, flushes));
+        await flushStaged(client, flushes);
       }, opening);
     } catch (error) {
       // Nothing of the batch was written. When the connection or the database is gone, every writer
@@ -216,28 +201,6 @@ export class PostgresWrites {
       else writer.reject(outcome.reason);
     }
     return batch.filter((writer) => !outcomes.has(writer));
-  }
-
-  /**
-   * The literal SQL that goes with the COMMIT of a shared transaction: usually all of the flushes;
-   * otherwise each document's own way, as alone (a flush that cannot be literal, or too long, is
-   * written now on its own).
-   */
-  private async closing(client: pg.PoolClient, flushes: readonly Flush[]): Promise<string> {
-    const all = flushAtCommit(flushes);
-    if (all !== undefined) return all;
-    const closings: string[] = [];
-    let characters = 0;
-    for (const flush of flushes) {
-      const own = flushAtCommit([flush]);
-      if (own !== undefined && characters + own.length <= LITERAL_FLUSH_CHARACTERS) {
-        closings.push(own);
-        characters += own.length;
-      } else {
-        await flushStaged(client, flush.staged, flush.announce);
-      }
-    }
-    return closings.join("; ");
   }
 }
 
@@ -266,11 +229,30 @@ async function runWork<T>(
 }
 
 /**
+ * Reads, in one statement, the receipts that `writers` name ahead. Sent behind their lock
+ * statement, it runs once the locks are granted; READ COMMITTED on purpose: each statement takes its
+ * own snapshot, so this one sees every receipt that a lock's last holder (on any instance)
+ * committed, whereas REPEATABLE READ would fail a writer that had to wait for its lock.
+ */
+async function readAhead(client: pg.PoolClient, writers: readonly Writer[]): Promise<Map<Writer, ReceiptsReadAhead>> {
+  const naming = writers.flatMap((writer) => (writer.ahead?.receipts?.length ? [{ writer, keys: writer.ahead.receipts }] : []));
+  const rows = await readReceipts(client, naming.flatMap(({ writer, keys }) => keys.map((key) => ({ documentId: writer.id, ...key }))));
+  const byDocument = new Map<string, ReceiptRow[]>();
+  for (const row of rows) {
+    const id = row.document_id.toLowerCase();
+    const found = byDocument.get(id);
+    if (found) found.push(row);
+    else byDocument.set(id, [row]);
+  }
+  return new Map(naming.map(({ writer, keys }) => [writer, new ReceiptsReadAhead(keys, byDocument.get(writer.id) ?? [])]));
+}
+
+/**
  * No row to lock yet (the lock statement found none): writers of a new id serialize on an
  * advisory lock instead, then look again, since a writer that held it may have just created the row.
  */
 async function lockNewDocument(client: pg.PoolClient, id: string): Promise<DocumentRecord | undefined> {
   await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CREATION_LOCK_CLASS, id.toLowerCase()]);
-  const again = await client.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 FOR UPDATE`, [id]);
+  const again = await client.query<DocumentRow>(LOCK, [id]);
   return again.rows[0] && documentFromRow(again.rows[0]);
 }
