@@ -1,5 +1,6 @@
-/** What the authors load generator (bench/load/authors.ts) and its scenario share, and the waits of both editor load generators (bench/load/editor-pool.ts). */
+/** What the authors load generator (bench/load/authors.ts) and its scenario share, and the waits and the typists of the editor load generators (bench/load/editor-pool.ts, peer-editors.ts). */
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { prng } from "../../test/support/prng.js";
 import { sleep, wallNow } from "../lib/child.js";
 
 export interface Config {
@@ -88,4 +89,19 @@ export function watchWindow(windowStart: number, windowEnd: number): { p99Ms(): 
       delay.disable();
     },
   };
+}
+
+/**
+ * The editors that type: a seeded shuffle (the same every run of a seed) takes `share` of them, so
+ * some documents get none and some several, as in life. Both editor load generators
+ * (bench/load/editors.ts, bench/load/peer-editors.ts) pick them so.
+ */
+export function pickTypists<T>(editors: readonly T[], share: number, seed: number): T[] {
+  const random = prng(seed);
+  const order = editors.map((_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order.slice(0, Math.round(editors.length * share)).map((i) => editors[i]!);
 }

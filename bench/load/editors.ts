@@ -19,7 +19,7 @@ import { fromParent, runChild, sendToParent, sleep, wallNow } from "../lib/child
 import { API } from "../lib/http.js";
 import { rawRequest, RawConnection } from "../lib/raw-http.js";
 import { DocState } from "../lib/replica.js";
-import { watchWindow } from "./authors-shared.js";
+import { pickTypists, watchWindow } from "./authors-shared.js";
 import { EditorPool, followedDocument, simulatedEditor, type FollowedDocument, type SimulatedEditor } from "./editor-pool.js";
 
 export interface EditorsConfig {
@@ -81,17 +81,6 @@ export interface EditorsResult {
 /** Versions kept per document for sharing. */
 const CACHE_PER_DOCUMENT = 32;
 
-/** mulberry32: a small seeded generator, so a run's typists are the same every time. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The first index whose value is ≥ `target` in an ascending list; the list's length when none is. */
 function firstAtLeast(values: number[], target: number): number {
@@ -143,14 +132,7 @@ runChild<EditorsConfig, EditorsResult>(async (config) => {
     editorsOf.set(doc, ofDoc);
     editors.push(...ofDoc);
   }
-  // A seeded shuffle picks the typists (some documents get none, some several, as in life).
-  const random = seeded(config.seed + config.part);
-  const order = editors.map((_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  const typists = order.slice(0, Math.round(editors.length * config.typingShare)).map((i) => editors[i]!);
+  const typists = pickTypists(editors, config.typingShare, config.seed + config.part);
   for (const typist of typists) {
     typist.patch = RawConnection.forOrigin(originOfEditor.get(typist)!);
     if (config.cursors) typist.presence = RawConnection.forOrigin(originOfEditor.get(typist)!);

@@ -35,7 +35,7 @@ import WebSocket from "ws";
 import { Awareness, encodeAwarenessUpdate } from "y-protocols/awareness";
 import * as Y from "yjs";
 import { fromParent, runChild, sendToParent, sleep, wallNow } from "../lib/child.js";
-import { waitUntil, watchWindow } from "./authors-shared.js";
+import { pickTypists, waitUntil, watchWindow } from "./authors-shared.js";
 import type { EditorsResult } from "./editors.js";
 
 export interface PeerEditorsConfig {
@@ -97,17 +97,6 @@ interface PeerEditor {
   presenceInFlight: boolean;
 }
 
-/** mulberry32, as bench/load/editors.ts. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const wsUrl = (origin: string) => origin.replace(/^http/, "ws") + "/";
 
@@ -233,13 +222,7 @@ runChild<PeerEditorsConfig, EditorsResult>(async (config) => {
     editorsOf.set(doc, ofDoc);
     editors.push(...ofDoc);
   }
-  const random = seeded(config.seed + config.part);
-  const order = editors.map((_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  const typists = order.slice(0, Math.round(editors.length * config.typingShare)).map((i) => editors[i]!);
+  const typists = pickTypists(editors, config.typingShare, config.seed + config.part);
   for (const typist of typists) {
     typist.typist = true;
     if (config.server === "hocuspocus") {

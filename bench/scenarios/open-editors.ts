@@ -208,24 +208,8 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
       };
       loads.push(forkLoad("editors", config, { heapMb: 2048 }));
     }
-    await Promise.all(loads.map((load) => load.next("ready", 240_000)));
-    // Memory with every editor's document open and its long poll held, once the service is idle.
-    await waitForQuiet(service.pid, { quietMs: 1500, maxMs: 20_000 });
-    const rssOpen = readRss(service.pid);
-    const serviceSampler = new CpuSampler(service.pid, 100);
-    const secondSampler = second && new CpuSampler(second.pid, 100);
-    const loadSamplers = loads.map((load) => new CpuSampler(load.pid, 100));
-    samplers.push(serviceSampler, ...(secondSampler ? [secondSampler] : []), ...loadSamplers);
-    const startAt = wallNow() + 300;
-    for (const load of loads) load.send({ type: "start", startAt });
-    const windowStart = startAt + plan.warmupMs;
-    const windowEnd = windowStart + plan.measureMs;
-    let rssEnd = 0;
-    const rssTimer = setTimeout(() => (rssEnd = readRss(service.pid)), windowEnd - wallNow());
-    const results = await Promise.all(loads.map((load) => load.next<{ type: "result"; data: EditorsResult }>("result", plan.warmupMs + plan.measureMs + 3 * plan.drainMs + 60_000)));
-    clearTimeout(rssTimer);
-    samplers.forEach((sampler) => sampler.stop());
-    return summarize(setup, e, processes, plan, results.map((message) => message.data), serviceSampler, loadSamplers, windowStart, windowEnd, { rssIdle, rssOpen, rssEnd }, secondSampler);
+    const window = await measureWindow(service.pid, loads, plan, samplers, second?.pid);
+    return summarize(setup, e, processes, plan, window.data, window.serverSampler, window.loadSamplers, window.start, window.end, { rssIdle, rssOpen: window.rssOpen, rssEnd: window.rssEnd }, window.secondSampler);
   } finally {
     samplers.forEach((sampler) => sampler.stop());
     for (const load of loads) load.kill();
@@ -233,6 +217,32 @@ async function runOnce(context: BenchContext, e: number, plan: Plan, run: number
     await second?.close(2_000);
     await service.close(profileDir ? 20_000 : 2_000);
   }
+}
+
+/**
+ * The measured part of a run, the same for Folio and the peers: once every load generator is ready
+ * and the server idle, its memory with every editor connected (documents open, polls, streams or
+ * WebSockets held), then the typing started on one clock, CPU sampled (the samplers go into
+ * `samplers`, which the caller stops whatever happens) and the memory taken again at the window's end.
+ */
+async function measureWindow(pid: number, loads: LoadHandle[], plan: Plan, samplers: CpuSampler[], secondPid?: number) {
+  await Promise.all(loads.map((load) => load.next("ready", 240_000)));
+  await waitForQuiet(pid, { quietMs: 1500, maxMs: 20_000 });
+  const rssOpen = readRss(pid);
+  const serverSampler = new CpuSampler(pid, 100);
+  const secondSampler = secondPid === undefined ? undefined : new CpuSampler(secondPid, 100);
+  const loadSamplers = loads.map((load) => new CpuSampler(load.pid, 100));
+  samplers.push(serverSampler, ...(secondSampler ? [secondSampler] : []), ...loadSamplers);
+  const startAt = wallNow() + 300;
+  for (const load of loads) load.send({ type: "start", startAt });
+  const start = startAt + plan.warmupMs;
+  const end = start + plan.measureMs;
+  let rssEnd = 0;
+  const rssTimer = setTimeout(() => (rssEnd = readRss(pid)), end - wallNow());
+  const results = await Promise.all(loads.map((load) => load.next<{ type: "result"; data: EditorsResult }>("result", plan.warmupMs + plan.measureMs + 3 * plan.drainMs + 60_000)));
+  clearTimeout(rssTimer);
+  samplers.forEach((sampler) => sampler.stop());
+  return { data: results.map((message) => message.data), serverSampler, secondSampler, loadSamplers, start, end, rssOpen, rssEnd };
 }
 
 /** Rough wall time of one run at E editors, to stop before the deadline rather than fail at it. */
@@ -278,22 +288,8 @@ async function runPeer(context: BenchContext, e: number, plan: Plan, run: number
       };
       loads.push(forkLoad("peer-editors", config, { heapMb: 2048 }));
     }
-    await Promise.all(loads.map((load) => load.next("ready", 240_000)));
-    await waitForQuiet(server.pid, { quietMs: 1500, maxMs: 20_000 });
-    const rssOpen = readRss(server.pid);
-    const serverSampler = new CpuSampler(server.pid, 100);
-    const loadSamplers = loads.map((load) => new CpuSampler(load.pid, 100));
-    samplers.push(serverSampler, ...loadSamplers);
-    const startAt = wallNow() + 300;
-    for (const load of loads) load.send({ type: "start", startAt });
-    const windowStart = startAt + plan.warmupMs;
-    const windowEnd = windowStart + plan.measureMs;
-    let rssEnd = 0;
-    const rssTimer = setTimeout(() => (rssEnd = readRss(server.pid)), windowEnd - wallNow());
-    const results = await Promise.all(loads.map((load) => load.next<{ type: "result"; data: EditorsResult }>("result", plan.warmupMs + plan.measureMs + 3 * plan.drainMs + 60_000)));
-    clearTimeout(rssTimer);
-    samplers.forEach((sampler) => sampler.stop());
-    return summarize(setup, e, processes, plan, results.map((message) => message.data), serverSampler, loadSamplers, windowStart, windowEnd, { rssIdle, rssOpen, rssEnd });
+    const window = await measureWindow(server.pid, loads, plan, samplers);
+    return summarize(setup, e, processes, plan, window.data, window.serverSampler, window.loadSamplers, window.start, window.end, { rssIdle, rssOpen: window.rssOpen, rssEnd: window.rssEnd });
   } finally {
     samplers.forEach((sampler) => sampler.stop());
     for (const load of loads) load.kill();
